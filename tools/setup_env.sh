@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# Idempotent development/CI environment set-up for mvsim_ros on Debian 12 (Python 3.11).
+#
+#   bash tools/setup_env.sh        (or: make setup)
+#
+# What it does, in order:
+#   1. installs missing Debian packages (compiler, cmake, Mesa EGL for headless OpenGL);
+#   2. creates .venv/ with Python 3.11 (the ROS 2 wheels are cp311 only);
+#   3. pip-installs requirements.txt and this package in editable mode;
+#   4. builds the interface packages in interfaces/ (tf2_msgs, ackermann_msgs) into .venv/, but
+#      only where they cannot be imported already (a real ROS 2 install provides them);
+#   5. checks that the messages round-trip over DDS in one process.
+# A stamp file (.venv/.setup-stamp) holds a hash of the inputs; when it matches, the script
+# returns at once. Environment knobs: PYTHON=/path/to/python3.11 to choose the interpreter.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+VPY="$VENV/bin/python"
+STAMP="$VENV/.setup-stamp"
+BUILD_ROOT="$ROOT/build/interfaces"
+INTERFACE_PKGS=(tf2_msgs ackermann_msgs)
+export DEBIAN_FRONTEND=noninteractive
+
+log() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# Hash of every input that should trigger a re-run when it changes.
+inputs_hash() {
+    (
+        cd "$ROOT"
+        for f in requirements*.txt setup.py setup.cfg package.xml tools/setup_env.sh; do
+            if [ -f "$f" ]; then printf '== %s\n' "$f"; cat "$f"; else printf '== %s (absent)\n' "$f"; fi
+        done
+        if [ -d interfaces ]; then
+            find interfaces -type f -print0 | LC_ALL=C sort -z |
+                while IFS= read -r -d '' f; do printf '== %s\n' "$f"; cat "$f"; done
+        fi
+    ) | sha256sum | cut -d' ' -f1
+}
+
+# Hash of one interface package's sources (recorded next to what we installed from it).
+pkg_hash() {
+    (cd "$ROOT/interfaces/$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
+        sha256sum | cut -d' ' -f1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Serialise concurrent runs on the same checkout (e.g. two `make test` at once).
+mkdir -p "$ROOT/build"
+LOCK="$ROOT/build/.setup-env.lock"
+if command -v flock >/dev/null 2>&1; then
+    exec 9>"$LOCK"
+    flock 9
+fi
+
+# Fast path: nothing changed since the last successful run.
+HASH="$(inputs_hash)"
+if [ -x "$VPY" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$HASH" ]; then
+    log "environment up to date ($VENV)"
+    exit 0
+fi
+T_START=$SECONDS
+log "setting up environment in $VENV"
+
+# ---------------------------------------------------------------------------------------------
+# 1. Debian packages (installed only when missing).
+APT_UPDATED=0
+apt_ensure() {
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    command -v apt-get >/dev/null 2>&1 || die "missing Debian packages (${missing[*]}) and no apt-get"
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || die "need root or sudo to install: ${missing[*]}"
+        sudo=(sudo)
+    fi
+    log "apt: installing ${missing[*]}"
+    if [ "$APT_UPDATED" -eq 0 ]; then
+        "${sudo[@]}" apt-get update -qq
+        APT_UPDATED=1
+    fi
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# Compiler and cmake for the interface packages; Mesa EGL for headless OpenGL (moderngl).
+apt_ensure cmake g++ make libegl1 libegl-mesa0 libgl1-mesa-dri libgl1
+
+# ---------------------------------------------------------------------------------------------
+# 2. Python 3.11 virtual environment.
+is_py311() { "$1" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; }
+
+if [ ! -x "$VPY" ]; then
+    PY="${PYTHON:-}"
+    if [ -z "$PY" ]; then
+        if command -v python3.11 >/dev/null 2>&1; then
+            PY=python3.11
+        elif command -v python3 >/dev/null 2>&1 && is_py311 python3; then
+            PY=python3
+        else
+            die "Python 3.11 is required (the ROS 2 Kilted wheels are cp311); found: $(python3 -V 2>&1 || echo none). Install python3.11 or set PYTHON=/path/to/python3.11"
+        fi
+    fi
+    is_py311 "$PY" || die "$PY is not Python 3.11 (the ROS 2 Kilted wheels are cp311)"
+    # Debian's own python needs python3-venv for ensurepip.
+    if ! "$PY" -c 'import ensurepip, venv' 2>/dev/null; then
+        apt_ensure python3-venv
+    fi
+    log "creating venv with $("$PY" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
+    "$PY" -m venv "$VENV"
+fi
+is_py311 "$VPY" || die "$VPY is not Python 3.11; remove .venv/ (make distclean) and re-run"
+
+# pip, minus the noise this machine's pip configuration prints for absent local index folders.
+vpip() {
+    "$VPY" -m pip "$@" 2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2)
+}
+
+# ---------------------------------------------------------------------------------------------
+# 3. Python dependencies and the package itself (editable).
+t=$SECONDS
+log "pip install -r requirements.txt"
+vpip install -q -r "$ROOT/requirements.txt"
+if [ -f "$ROOT/setup.py" ]; then
+    log "pip install -e . (mvsim_ros)"
+    vpip install -q -e "$ROOT"
+else
+    log "WARNING: no setup.py yet; skipping 'pip install -e .'"
+fi
+log "python packages done in $((SECONDS - t)) s"
+
+# ---------------------------------------------------------------------------------------------
+# 4. Interface packages, built only when not importable (or when our own earlier build of them
+#    is out of date with interfaces/<pkg>).
+needs_build() {
+    local pkg=$1 marker="$VENV/share/$1/mvsim_ros_interface.sha256"
+    if ! "$VPY" -c "import $pkg.msg" >/dev/null 2>&1; then return 0; fi
+    [ -f "$marker" ] && [ "$(cat "$marker")" != "$(pkg_hash "$pkg")" ]
+}
+
+BUILD_DEPS_READY=0
+prepare_build() {
+    [ "$BUILD_DEPS_READY" -eq 1 ] && return 0
+    log "pip install -r requirements-build.txt"
+    vpip install -q -r "$ROOT/requirements-build.txt"
+
+    # Python headers (Debian's python3.11 ships them separately).
+    if ! "$VPY" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+        if [ "$("$VPY" -c 'import sys; print(sys.base_prefix)')" = /usr ]; then
+            apt_ensure python3.11-dev
+        else
+            die "Python.h not found for $VPY; install this interpreter's development headers"
+        fi
+    fi
+
+    # The wheels' exported CMake files name the wheel build machine's include dirs; point them
+    # at this interpreter's include dir and numpy's.
+    log "patching include paths in the wheels' CMake exports"
+    "$VPY" - "$VENV/share" <<'PYEOF'
+import pathlib, sys, sysconfig
+import numpy
+repl = {
+    "/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include": numpy.get_include(),
+    "/opt/python/cp311-cp311/include/python3.11": sysconfig.get_paths()["include"],
+}
+n = 0
+for f in pathlib.Path(sys.argv[1]).rglob("*.cmake"):
+    text = f.read_text()
+    if "/opt/python/cp311-cp311" not in text:
+        continue
+    for old, new in repl.items():
+        text = text.replace(old, new)
+    f.write_text(text)
+    n += 1
+print(f"[setup]   patched {n} file(s)")
+PYEOF
+    BUILD_DEPS_READY=1
+}
+
+build_pkg() {
+    local pkg=$1 src="$ROOT/interfaces/$1" bdir="$BUILD_ROOT/$1" t=$SECONDS
+    prepare_build
+    log "building interface package $pkg (log: ${bdir#"$ROOT"/}/build.log)"
+    rm -rf "$bdir"
+    mkdir -p "$bdir"
+    if ! (
+        export AMENT_PREFIX_PATH="$VENV" PATH="$VENV/bin:$PATH"
+        cmake -S "$src" -B "$bdir" \
+            -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_PREFIX_PATH="$VENV" \
+            -DCMAKE_INSTALL_PREFIX="$VENV" \
+            -DPython3_EXECUTABLE="$VPY" \
+            -DBUILD_TESTING=OFF
+        cmake --build "$bdir" -j2
+        cmake --install "$bdir"
+    ) >"$bdir/build.log" 2>&1; then
+        tail -n 40 "$bdir/build.log" >&2
+        die "building $pkg failed (full log: $bdir/build.log)"
+    fi
+    "$VPY" -c "import $pkg.msg" || die "$pkg built and installed but 'import $pkg.msg' fails"
+    pkg_hash "$pkg" >"$VENV/share/$pkg/mvsim_ros_interface.sha256"
+    log "  $pkg built and installed in $((SECONDS - t)) s"
+}
+
+for pkg in "${INTERFACE_PKGS[@]}"; do
+    if needs_build "$pkg"; then
+        build_pkg "$pkg"
+    else
+        log "$pkg already importable; not building"
+    fi
+done
+
+# ---------------------------------------------------------------------------------------------
+# 5. Smoke test: publish and receive a TFMessage and an AckermannDriveStamped in one process.
+log "checking message round-trip over DDS"
+ROUNDTRIP_PY=$(cat <<'PYEOF'
+import os, sys, time
+import rclpy
+from ackermann_msgs.msg import AckermannDrive, AckermannDriveStamped
+from geometry_msgs.msg import TransformStamped
+from tf2_msgs.msg import TFMessage
+
+# Field names, types and order must match ROS exactly for other nodes to interoperate.
+expected = {"steering_angle": "float", "steering_angle_velocity": "float", "speed": "float",
+            "acceleration": "float", "jerk": "float"}
+fields = AckermannDrive.get_fields_and_field_types()
+if list(fields.items()) != list(expected.items()):
+    sys.exit(f"AckermannDrive fields differ from ROS: {fields}")
+
+rclpy.init()
+node = rclpy.create_node(f"setup_env_check_{os.getpid()}")
+prefix = f"/setup_env_check_{os.getpid()}"
+got = {}
+node.create_subscription(TFMessage, prefix + "/tf", lambda m: got.setdefault("tf", m), 10)
+node.create_subscription(AckermannDriveStamped, prefix + "/ackermann",
+                         lambda m: got.setdefault("ack", m), 10)
+pub_tf = node.create_publisher(TFMessage, prefix + "/tf", 10)
+pub_ack = node.create_publisher(AckermannDriveStamped, prefix + "/ackermann", 10)
+
+t = TransformStamped()
+t.header.frame_id, t.child_frame_id = "odom", "base_link"
+t.transform.translation.x = 1.5
+t.transform.rotation.w = 1.0
+tf_msg = TFMessage(transforms=[t])
+ack = AckermannDriveStamped()
+ack.header.frame_id = "base_link"
+ack.drive.speed, ack.drive.steering_angle = 2.0, 0.25
+
+deadline = time.monotonic() + 15.0
+while len(got) < 2 and time.monotonic() < deadline:
+    pub_tf.publish(tf_msg)
+    pub_ack.publish(ack)
+    rclpy.spin_once(node, timeout_sec=0.1)
+node.destroy_node()
+rclpy.shutdown()
+
+if len(got) < 2:
+    sys.exit(f"round-trip FAILED: received only {sorted(got)} within 15 s")
+rx_t = got["tf"].transforms[0]
+if (rx_t.child_frame_id, rx_t.transform.translation.x) != ("base_link", 1.5):
+    sys.exit("TFMessage corrupted: %s" % got["tf"])
+if (got["ack"].drive.speed, got["ack"].drive.steering_angle) != (2.0, 0.25):
+    sys.exit("AckermannDriveStamped corrupted: %s" % got["ack"])
+print("[setup]   TFMessage and AckermannDriveStamped round-trip OK")
+PYEOF
+)
+"$VPY" -c "$ROUNDTRIP_PY" || die "message round-trip check failed"
+
+echo "$HASH" >"$STAMP"
+log "done in $((SECONDS - T_START)) s"
