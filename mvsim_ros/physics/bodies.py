@@ -1,0 +1,138 @@
+"""Creating the Box2D world: vehicle chassis, obstacle blocks and occupancy-grid walls.
+
+The Box2D world is the horizontal plane seen from above, so it has no gravity; ground friction comes from
+the wheel models (vehicles) and from friction joints to the ground (blocks).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import Box2D
+import numpy as np
+
+from mvsim_ros.physics.polygons import convex_pieces, merge_occupied_cells, signed_area
+from mvsim_ros.world.specs import BlockSpec, OccupancyGridSpec, VehicleSpec, WorldSpec
+
+#: Friction coefficient between colliding bodies (chassis against walls, blocks, other vehicles).
+BODY_CONTACT_FRICTION = 0.5
+
+
+@dataclass(frozen=True)
+class BodyTag:
+    """Stored in each Box2D body's userData: what the body is and its index in its list."""
+
+    kind: str  # "vehicle", "block" or "ground"
+    index: int
+
+
+class ContactCounter(Box2D.b2ContactListener):
+    """Counts touching, solid contacts per vehicle; remembers any contact since the last reset."""
+
+    def __init__(self, vehicle_count: int):
+        super().__init__()
+        self.touching = np.zeros(vehicle_count, dtype=np.int64)
+        self.since_reset = np.zeros(vehicle_count, dtype=bool)
+
+    def _update(self, contact, delta: int) -> None:
+        fa, fb = contact.fixtureA, contact.fixtureB
+        if fa.sensor or fb.sensor:
+            return
+        for fixture in (fa, fb):
+            tag = fixture.body.userData
+            if isinstance(tag, BodyTag) and tag.kind == "vehicle":
+                self.touching[tag.index] += delta
+                if delta > 0:
+                    self.since_reset[tag.index] = True
+
+    def BeginContact(self, contact):  # noqa: N802 (Box2D API name)
+        self._update(contact, +1)
+
+    def EndContact(self, contact):  # noqa: N802
+        self._update(contact, -1)
+
+
+@dataclass
+class Box2DWorld:
+    """The Box2D world and its bodies, in the same order as the world spec's vehicles and blocks."""
+
+    world: Box2D.b2World
+    ground: Box2D.b2Body
+    vehicles: list[Box2D.b2Body]
+    blocks: list[Box2D.b2Body]
+    contacts: ContactCounter
+    vehicle_com_local: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+
+
+def _polygon_fixtures(body, outline, density: float, sensor: bool = False, restitution: float = 0.0) -> None:
+    for piece in convex_pieces(outline):
+        body.CreatePolygonFixture(
+            vertices=piece, density=density, friction=BODY_CONTACT_FRICTION, isSensor=sensor,
+            restitution=restitution,
+        )
+
+
+def _add_vehicle(world: Box2D.b2World, spec: VehicleSpec, index: int) -> Box2D.b2Body:
+    pose = spec.init_pose
+    body = world.CreateDynamicBody(position=(pose.x, pose.y), angle=pose.yaw, userData=BodyTag("vehicle", index))
+    area = abs(signed_area(spec.chassis.shape))
+    _polygon_fixtures(body, spec.chassis.shape, spec.chassis.mass / area)
+    for wheel in spec.wheels:
+        half_length, half_width = wheel.radius, 0.5 * wheel.width
+        body.CreatePolygonFixture(
+            box=(half_length, half_width, (wheel.x, wheel.y), wheel.yaw),
+            density=wheel.mass / (wheel.diameter * wheel.width),
+            friction=BODY_CONTACT_FRICTION,
+        )
+    c, s = math.cos(pose.yaw), math.sin(pose.yaw)
+    v = spec.init_vel
+    body.linearVelocity = (c * v.vx - s * v.vy, s * v.vx + c * v.vy)
+    body.angularVelocity = v.omega
+    body.bullet = True  # continuous collision against other moving bodies too
+    return body
+
+
+def _add_block(world: Box2D.b2World, ground: Box2D.b2Body, spec: BlockSpec, index: int, gravity: float):
+    pose = spec.init_pose
+    tag = BodyTag("block", index)
+    if spec.static:
+        body = world.CreateStaticBody(position=(pose.x, pose.y), angle=pose.yaw, userData=tag)
+        _polygon_fixtures(body, spec.shape, 0.0, sensor=spec.intangible)
+        return body
+    body = world.CreateDynamicBody(position=(pose.x, pose.y), angle=pose.yaw, userData=tag)
+    _polygon_fixtures(body, spec.shape, spec.mass / abs(signed_area(spec.shape)), sensor=spec.intangible)
+    # Coulomb ground friction, solved by Box2D: force up to mu*m*g, torque up to mu*m*g times the radius of
+    # gyration (the mean lever arm of a uniformly loaded footprint, to first order).
+    max_force = spec.ground_friction * spec.mass * gravity
+    gyration = math.sqrt(body.inertia / body.mass) if body.mass > 0 else 0.0
+    world.CreateFrictionJoint(
+        bodyA=ground, bodyB=body, localAnchorA=body.worldCenter, localAnchorB=body.localCenter,
+        maxForce=max_force, maxTorque=max_force * gyration, collideConnected=True,
+    )
+    return body
+
+
+def _add_grid_walls(ground: Box2D.b2Body, grid: OccupancyGridSpec) -> None:
+    res = grid.resolution
+    for r0, c0, r1, c1 in merge_occupied_cells(grid.occupied):
+        half_x, half_y = 0.5 * (c1 - c0) * res, 0.5 * (r1 - r0) * res
+        center = (grid.x_min + 0.5 * (c0 + c1) * res, grid.y_min + 0.5 * (r0 + r1) * res)
+        ground.CreatePolygonFixture(
+            box=(half_x, half_y, center, 0.0), density=0.0, friction=grid.lateral_friction,
+            restitution=grid.restitution,
+        )
+
+
+def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
+    """Create every body of the world spec in a new Box2D world."""
+    world = Box2D.b2World(gravity=(0.0, 0.0), doSleep=True)
+    ground = world.CreateStaticBody(position=(0.0, 0.0), userData=BodyTag("ground", 0))
+    for grid in spec.occupancy_grids:
+        _add_grid_walls(ground, grid)
+    vehicles = [_add_vehicle(world, v, i) for i, v in enumerate(spec.vehicles)]
+    blocks = [_add_block(world, ground, b, i, spec.gravity) for i, b in enumerate(spec.blocks)]
+    contacts = ContactCounter(len(vehicles))
+    world.contactListener = contacts
+    com = np.array([tuple(b.localCenter) for b in vehicles], dtype=float).reshape(-1, 2)
+    return Box2DWorld(world, ground, vehicles, blocks, contacts, com)

@@ -1,0 +1,40 @@
+"""Differential drive: wheel odometry from the left and right wheels (physics seed 001, "Differential Drive").
+
+With wheel ground speeds v_l = omega_l R_l and v_r = omega_r R_r at lateral positions y_l > y_r (left positive),
+rigid-body kinematics v_i = v - omega * y_i give
+
+    omega = (v_r - v_l) / (y_l - y_r),    v = v_l + omega * y_l,    v_y = 0 (no side slip assumed).
+
+(Seed 001 writes the denominator as y_r - y_l, which flips the sign of omega for a left-positive y axis.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mvsim_ros.physics.wheels import WheelArrays
+
+
+def odometry_wheel_pairs(wheels: WheelArrays, vehicle_count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index of the first left and the first right wheel of each vehicle."""
+    left = np.full(vehicle_count, -1, dtype=np.intp)
+    right = np.full(vehicle_count, -1, dtype=np.intp)
+    for i in range(wheels.count - 1, -1, -1):
+        if wheels.side[i] > 0:
+            left[wheels.vehicle[i]] = i
+        elif wheels.side[i] < 0:
+            right[wheels.vehicle[i]] = i
+    if np.any(left < 0) or np.any(right < 0):
+        raise ValueError("every differential vehicle needs a left and a right wheel")
+    return left, right
+
+
+def differential_odometry(
+    wheels: WheelArrays, left: np.ndarray, right: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Body-frame forward speed v [m/s] and yaw rate omega [rad/s] of each vehicle from its wheel spin."""
+    v_left = wheels.omega[left] * wheels.radius[left]
+    v_right = wheels.omega[right] * wheels.radius[right]
+    y_left = wheels.y[left]
+    omega = (v_right - v_left) / (y_left - wheels.y[right])
+    return v_left + omega * y_left, omega

@@ -1,0 +1,162 @@
+"""The mvsim_ros node: loads a world, steps it on a wall-clock timer, takes commands, publishes state."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from functools import partial
+
+import rclpy
+from geometry_msgs.msg import Twist
+from rclpy.clock import Clock, ClockType
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+
+from mvsim_ros.physics import Simulation, SimulationDiverged
+from mvsim_ros.ros.publishers import PublishRates, SimPublishers
+from mvsim_ros.ros.qos import COMMAND_QOS
+from mvsim_ros.ros.status import StatusLine
+from mvsim_ros.world import WorldFileError, load_world
+
+#: At most this much simulated time [s] is caught up in one timer tick; beyond it, the node slips behind
+#: real time instead of freezing (printed in the status line as a lower real-time factor).
+MAX_CATCH_UP_S = 0.25
+
+
+class MvsimNode(Node):
+    """ROS 2 node around a Simulation.
+
+    Parameters: world_file (path), headless (bool), realtime_factor (1.0; 0 = as fast as possible),
+    simul_rate [Hz] (timer rate of the simulation loop), base_watchdog_timeout [s] (a vehicle whose cmd_vel
+    goes quiet this long stops; 0 = never), force_publish_vehicle_namespace (bool), odometry_publish_rate and
+    clock_publish_rate [Hz of simulated time], do_fake_localization (bool: map->odom identity),
+    status_period [s of wall time] (0 = no status line).
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__("mvsim", **kwargs)
+        p = self._declare_parameters()
+        if not p["world_file"]:
+            raise WorldFileError("parameter 'world_file' is empty: give the path of an MVSim world XML file")
+        spec = load_world(resolve_world_file(p["world_file"]))
+        for warning in spec.warnings:
+            self.get_logger().warning(warning)
+        if not p["headless"]:
+            self.get_logger().warning("this version has no GUI; running headless")
+        self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
+        self.realtime_factor = max(0.0, p["realtime_factor"])
+        self.publishers_ = SimPublishers(
+            self,
+            self.sim,
+            PublishRates(odometry_hz=p["odometry_publish_rate"], clock_hz=p["clock_publish_rate"]),
+            force_namespace=p["force_publish_vehicle_namespace"],
+            fake_localization=p["do_fake_localization"],
+        )
+        for i, prefix in enumerate(self.publishers_.prefixes):
+            self.create_subscription(Twist, prefix + "cmd_vel", partial(self._on_cmd_vel, i), COMMAND_QOS)
+
+        self._period = 1.0 / max(1.0, p["simul_rate"])
+        self._wall_anchor = time.monotonic()
+        self._sim_anchor = self.sim.time
+        self.status = StatusLine(self.sim, p["status_period"])
+        wall_clock = Clock(clock_type=ClockType.STEADY_TIME)
+        self._timer = self.create_timer(self._period, self._tick, clock=wall_clock)
+
+        names = ", ".join(self.sim.vehicle_names)
+        self.get_logger().info(
+            f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
+            f"realtime_factor={self.realtime_factor:g}"
+        )
+        first = self.publishers_.prefixes[0] if self.publishers_.prefixes else ""
+        self.get_logger().info(
+            "drive it: ros2 run teleop_twist_keyboard teleop_twist_keyboard "
+            f"--ros-args -r cmd_vel:=/{first}cmd_vel"
+        )
+
+    def _declare_parameters(self) -> dict:
+        defaults = {
+            "world_file": "",
+            "headless": True,
+            "realtime_factor": 1.0,
+            "simul_rate": 100.0,
+            "base_watchdog_timeout": 0.2,
+            "force_publish_vehicle_namespace": False,
+            "odometry_publish_rate": 50.0,
+            "clock_publish_rate": 100.0,
+            "do_fake_localization": True,
+            "status_period": 0.0,
+        }
+        return {name: self.declare_parameter(name, value).value for name, value in defaults.items()}
+
+    def _on_cmd_vel(self, index: int, msg: Twist) -> None:
+        v, omega = msg.linear.x, msg.angular.z
+        if not (math.isfinite(v) and math.isfinite(omega)):
+            self.get_logger().warning(
+                f"{self.sim.vehicle_names[index]}: dropped cmd_vel with non-finite values "
+                f"(linear.x={v}, angular.z={omega}); keeping the last valid command",
+                throttle_duration_sec=2.0,
+            )
+            return
+        self.sim.set_twist(index, v, omega)
+
+    def _tick(self) -> None:
+        """Advance the simulation to where the wall clock says it should be (or for one period if rtf = 0)."""
+        start = time.monotonic()
+        sim, dt = self.sim, self.sim.dt
+        if self.realtime_factor > 0.0:
+            target = self._sim_anchor + (start - self._wall_anchor) * self.realtime_factor
+            if target - sim.time > MAX_CATCH_UP_S:  # too far behind: drop the backlog, keep going from here
+                self._wall_anchor, self._sim_anchor = start, sim.time
+                target = sim.time + dt
+            while sim.time + 0.5 * dt <= target:
+                sim.step()
+                self.publishers_.publish_due()
+        else:
+            deadline = start + 0.9 * self._period
+            while time.monotonic() < deadline:
+                for _ in range(10):
+                    sim.step()
+                    self.publishers_.publish_due()
+        self.status.update()
+
+
+def resolve_world_file(path: str) -> str:
+    """An absolute or existing relative path as given; else the same relative path in the package share dir."""
+    if os.path.isabs(path) or os.path.exists(path):
+        return path
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        candidate = os.path.join(get_package_share_directory("mvsim_ros"), path)
+    except (ImportError, LookupError, ValueError):  # no ament index, or the package is not installed there
+        return path
+    return candidate if os.path.exists(candidate) else path
+
+
+def main(args: list[str] | None = None) -> int:
+    """Console entry point (`mvsim_node`). Returns the process exit status."""
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = MvsimNode()
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except WorldFileError as exc:
+        print(f"mvsim_node: cannot load the world: {exc}", file=sys.stderr)
+        return 2
+    except SimulationDiverged as exc:
+        print(f"mvsim_node: simulation stopped: {exc}", file=sys.stderr)
+        return 3
+    finally:
+        if node is not None:
+            node.status.finish()
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Plain dataclasses describing a loaded world. Units are SI (m, kg, s, rad) unless a name says otherwise.
+
+These are the only thing the physics and the ROS layer learn from a world file: no XML, no Box2D here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+Point2 = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """Where a spec came from, for error messages: file path, line number and tag."""
+
+    file: str
+    line: int | None
+    tag: str
+
+    def __str__(self) -> str:
+        line = f":{self.line}" if self.line is not None else ""
+        return f"{self.file}{line}: <{self.tag}>"
+
+
+@dataclass
+class Pose2:
+    """A planar pose: x, y [m], yaw [rad] (counter-clockwise from +x, REP-103)."""
+
+    x: float = 0.0
+    y: float = 0.0
+    yaw: float = 0.0
+
+
+@dataclass
+class Twist2:
+    """A planar twist in the body frame: vx, vy [m/s], omega [rad/s]."""
+
+    vx: float = 0.0
+    vy: float = 0.0
+    omega: float = 0.0
+
+
+@dataclass
+class WheelSpec:
+    """One wheel, located in the vehicle frame.
+
+    x, y: wheel centre [m]; yaw: fixed mounting angle [rad]; mass [kg]; width, diameter [m].
+    side: +1 for a left wheel, -1 for a right wheel, 0 for a non-driven or centred wheel.
+    """
+
+    name: str
+    x: float
+    y: float
+    yaw: float = 0.0
+    mass: float = 2.0
+    width: float = 0.2
+    diameter: float = 0.4
+    side: int = 0
+
+    @property
+    def radius(self) -> float:
+        """Wheel radius [m]."""
+        return 0.5 * self.diameter
+
+    @property
+    def inertia_yy(self) -> float:
+        """Spin inertia of a solid cylinder, I_yy = 1/2 m R^2 [kg m^2]."""
+        return 0.5 * self.mass * self.radius**2
+
+
+@dataclass
+class ChassisSpec:
+    """Chassis rigid body: mass [kg], height span zmin..zmax [m] and a polygon outline in the vehicle frame [m]."""
+
+    mass: float = 15.0
+    zmin: float = 0.05
+    zmax: float = 0.6
+    shape: list[Point2] = field(default_factory=list)
+
+
+@dataclass
+class FrictionSpec:
+    """Wheel-ground friction model name and its parameters (model-specific keys, SI units)."""
+
+    model: str = "default"
+    params: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class ControllerSpec:
+    """Motor controller name and its parameters.
+
+    twist_pid keys: KP [N m s/m], KI [N m/m], KD [N m s^2/m], I_MAX [m] (integral clamp), max_torque [N m],
+    V [m/s] and W [rad/s] (initial setpoints; the XML gives W in deg/s as MVSim does).
+    raw keys: torque_left, torque_right [N m] (initial wheel torques).
+    """
+
+    kind: str = "twist_pid"
+    params: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class VehicleSpec:
+    """One vehicle instance, with its class already merged in."""
+
+    name: str
+    class_name: str
+    dynamics: str
+    chassis: ChassisSpec
+    wheels: list[WheelSpec]
+    friction: FrictionSpec
+    controller: ControllerSpec
+    init_pose: Pose2 = field(default_factory=Pose2)
+    init_vel: Twist2 = field(default_factory=Twist2)
+    source: SourceRef | None = None
+
+
+@dataclass
+class BlockSpec:
+    """An obstacle block: polygon outline [m] in its own frame, mass [kg], heights [m], ground friction mu.
+
+    static: never moves (infinite mass). intangible: takes part in nothing physical (no collisions).
+    color: "#rrggbb".
+    """
+
+    name: str
+    shape: list[Point2]
+    mass: float = 30.0
+    zmin: float = 0.0
+    zmax: float = 1.0
+    ground_friction: float = 0.5
+    color: str = "#0080ff"
+    static: bool = False
+    intangible: bool = False
+    init_pose: Pose2 = field(default_factory=Pose2)
+    source: SourceRef | None = None
+
+
+@dataclass
+class OccupancyGridSpec:
+    """An occupancy grid as a boolean array: occupied[row, col], row 0 at the grid's minimum y.
+
+    Cell (row, col) covers x in [x_min + col*res, x_min + (col+1)*res] and likewise in y.
+    resolution [m/cell]; x_min, y_min [m]: world coordinates of the grid's lower-left corner.
+    """
+
+    occupied: np.ndarray
+    resolution: float
+    x_min: float
+    y_min: float
+    source_file: str = ""
+    restitution: float = 0.01
+    lateral_friction: float = 0.5
+
+    @property
+    def width_m(self) -> float:
+        """Extent along x [m]."""
+        return self.occupied.shape[1] * self.resolution
+
+    @property
+    def height_m(self) -> float:
+        """Extent along y [m]."""
+        return self.occupied.shape[0] * self.resolution
+
+
+@dataclass
+class WorldSpec:
+    """Everything a simulation needs from a world file.
+
+    timestep: fixed physics step [s]; b2d_vel_iters / b2d_pos_iters: Box2D solver iterations;
+    gravity: [m/s^2], used for wheel loads (the Box2D world itself is horizontal, no gravity).
+    """
+
+    source_file: str
+    timestep: float = 0.005
+    b2d_vel_iters: int = 6
+    b2d_pos_iters: int = 3
+    gravity: float = 9.81
+    vehicles: list[VehicleSpec] = field(default_factory=list)
+    blocks: list[BlockSpec] = field(default_factory=list)
+    occupancy_grids: list[OccupancyGridSpec] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)

@@ -1,0 +1,32 @@
+"""ament_python package set-up for mvsim_ros (also installable with pip: `pip install -e .`)."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "mvsim_ros"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(exclude=["test", "test.*"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+        (f"share/{PACKAGE}/worlds", glob("worlds/*.xml") + glob("worlds/*.png")),
+    ],
+    install_requires=["setuptools", "numpy", "defusedxml", "Pillow", "box2d"],
+    zip_safe=True,
+    maintainer="mvsim_ros maintainers",
+    maintainer_email="maintainers@mvsim-ros.dev",
+    description="Lightweight multi-vehicle simulator for ROS 2 (MVSim world format).",
+    license="BSD-3-Clause",
+    tests_require=["pytest"],
+    entry_points={
+        "console_scripts": [
+            "mvsim_node = mvsim_ros.ros.node:main",
+        ],
+    },
+)

@@ -1,0 +1,145 @@
+"""A differential robot against closed-form motion: straight line, circle, friction limit, walls."""
+
+import math
+
+import numpy as np
+import pytest
+
+from conftest import robot_world_xml
+from mvsim_ros.physics import Simulation
+from mvsim_ros.world import load_world, load_world_string
+
+
+def make_sim(**kwargs) -> Simulation:
+    return Simulation(load_world_string(robot_world_xml(**kwargs)))
+
+
+def test_straight_line_covers_v_times_t():
+    sim = make_sim()
+    sim.set_twist(0, 1.0, 0.0)
+    sim.run(5.0)
+    x, y, yaw = sim.pose[0]
+    assert x == pytest.approx(5.0, rel=0.02)
+    assert abs(y) < 1e-3 and abs(yaw) < 1e-3
+    assert sim.body_twist()[0, 0] == pytest.approx(1.0, abs=0.01)
+    # No slip at steady speed: the wheels roll at v / R.
+    assert sim.wheels.omega == pytest.approx([1.0 / 0.1, 1.0 / 0.1], rel=0.01)
+
+
+def fit_circle(points: np.ndarray) -> tuple[float, float, float]:
+    a = np.c_[2 * points, np.ones(len(points))]
+    b = (points ** 2).sum(axis=1)
+    cx, cy, c = np.linalg.lstsq(a, b, rcond=None)[0]
+    return cx, cy, math.sqrt(c + cx * cx + cy * cy)
+
+
+@pytest.mark.parametrize("v, omega", [(0.5, 0.5), (1.0, -0.5)])
+def test_circle_radius_is_v_over_omega(v, omega):
+    sim = make_sim()
+    sim.set_twist(0, v, omega)
+    sim.run(2.0)  # transient
+    points = []
+    for _ in range(int(2 * math.pi / abs(omega) / sim.dt)):  # one full turn
+        sim.step()
+        points.append(sim.pose[0, :2].copy())
+    _, _, radius = fit_circle(np.array(points))
+    assert radius == pytest.approx(abs(v / omega), rel=0.02)
+    assert sim.body_twist()[0, 2] == pytest.approx(omega, rel=0.02)
+
+
+def test_acceleration_never_exceeds_mu_g():
+    mu = 0.1
+    sim = make_sim(mu=mu, max_torque=1e6, kp=1e4, ki=0.0)
+    sim.set_twist(0, 3.0, 0.0)
+    accelerations = []
+    previous = sim.body_twist()[0, 0]
+    for _ in range(int(1.5 / sim.dt)):
+        sim.step()
+        speed = sim.body_twist()[0, 0]
+        accelerations.append((speed - previous) / sim.dt)
+        previous = speed
+    limit = mu * sim.gravity
+    assert max(accelerations) <= 1.05 * limit
+    # The robot does accelerate, close to the limit on average (the bound is not met trivially).
+    assert sim.body_twist()[0, 0] / 1.5 > 0.5 * limit
+
+
+def test_robot_stops_at_the_wall_and_reports_the_collision(write_world, wall_image):
+    image = wall_image(3.0)
+    path = write_world(robot_world_xml(grid_file=str(image)))
+    sim = Simulation(load_world(path))
+    sim.set_twist(0, 2.0, 0.0)
+    touched_at = None
+    for _ in range(int(4.0 / sim.dt)):
+        sim.step()
+        if touched_at is None and sim.collision_now[0]:
+            touched_at = sim.time
+    assert touched_at is not None
+    front = sim.pose[0, 0] + 0.25  # chassis front edge [m]
+    assert front == pytest.approx(3.0, abs=0.03)  # pressed against the wall face, not through it
+    assert sim.take_collisions()[0]
+    assert abs(sim.body_twist()[0, 0]) < 0.05
+
+
+def test_twist_pid_odometry_follows_ground_truth_without_slip():
+    sim = make_sim()
+    sim.set_twist(0, 0.8, 0.3)
+    sim.run(4.0)
+    assert sim.odom_pose[0, :2] == pytest.approx(sim.pose[0, :2], abs=0.02)
+    assert sim.odom_pose[0, 2] == pytest.approx(sim.pose[0, 2], abs=0.01)
+
+
+def test_slip_makes_odometry_overestimate_distance():
+    sim = make_sim(mu=0.05, max_torque=50.0)
+    sim.set_twist(0, 2.0, 0.0)
+    sim.run(1.0)
+    assert sim.odom_pose[0, 0] > sim.pose[0, 0] + 0.1
+
+
+def test_watchdog_stops_a_vehicle_whose_commands_went_quiet():
+    sim = Simulation(load_world_string(robot_world_xml()), command_timeout=0.2)
+    sim.set_twist(0, 1.0, 0.0)
+    sim.run(0.19)
+    assert sim.commands.v[0] == 1.0
+    sim.run(0.03)
+    assert sim.commands.v[0] == 0.0
+    sim.run(2.0)
+    assert abs(sim.body_twist()[0, 0]) < 0.01
+
+
+def test_non_finite_commands_are_refused_and_the_last_valid_one_kept():
+    sim = make_sim()
+    sim.set_twist(0, 0.7, 0.1)
+    for bad in (math.nan, math.inf, -math.inf):
+        with pytest.raises(ValueError):
+            sim.set_twist(0, bad, 0.0)
+        with pytest.raises(ValueError):
+            sim.set_twist(0, 0.0, bad)
+    assert (sim.commands.v[0], sim.commands.omega[0]) == (0.7, 0.1)
+    sim.run(1.0)
+    assert np.isfinite(sim.pose).all()
+
+
+def test_same_world_and_commands_give_the_same_trajectory():
+    results = []
+    for _ in range(2):
+        sim = make_sim()
+        sim.set_twist(0, 1.0, 0.4)
+        sim.run(2.0)
+        results.append(sim.pose.copy())
+    assert np.array_equal(results[0], results[1])
+
+
+def test_movable_block_is_pushed_and_friction_stops_it():
+    block = """<block name="crate"><mass>10</mass><ground_friction>0.3</ground_friction>
+      <geometry type="box" lx="0.4" ly="0.4"/><init_pose>1.0 0 0</init_pose></block>"""
+    sim = Simulation(load_world_string(robot_world_xml(extra=block)))
+    sim.set_twist(0, 0.5, 0.0)
+    sim.run(3.0)
+    pushed = sim.block_poses()[0, 0]
+    assert pushed > 1.5  # the robot pushed the crate ahead
+    sim.set_twist(0, -0.5, 0.0)  # back off; Coulomb friction stops the crate
+    sim.run(1.0)
+    after = sim.block_poses()[0, 0]
+    sim.run(1.0)
+    assert sim.block_poses()[0, 0] == pytest.approx(after, abs=1e-6)
