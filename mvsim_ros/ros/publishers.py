@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
+from rclpy.serialization import serialize_message
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Bool
 from tf2_msgs.msg import TFMessage
@@ -13,6 +15,7 @@ from tf2_msgs.msg import TFMessage
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sim_time_msg
 from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, reliable
+from mvsim_ros.ros.serialized import SerializedMessage
 from mvsim_ros.ros.topics import Frames, vehicle_prefix
 
 #: Diagonal of the 6x6 pose/twist covariances (x, y, z, roll, pitch, yaw): planar motion is known well,
@@ -50,8 +53,24 @@ class _Periodic:
         return True
 
 
+ODOMETRY_FIELDS = [
+    "header.stamp.sec", "header.stamp.nanosec",
+    "pose.pose.position.x", "pose.pose.position.y", "pose.pose.orientation.z", "pose.pose.orientation.w",
+    "twist.twist.linear.x", "twist.twist.linear.y", "twist.twist.angular.z",
+]
+TRANSFORM_FIELDS = [
+    "transforms.0.header.stamp.sec", "transforms.0.header.stamp.nanosec",
+    "transforms.0.transform.translation.x", "transforms.0.transform.translation.y",
+    "transforms.0.transform.rotation.z", "transforms.0.transform.rotation.w",
+]
+
+
 class SimPublishers:
-    """All state publishers of a simulation, on a given node."""
+    """All state publishers of a simulation, on a given node.
+
+    Messages of every stream are serialized once and only their numbers rewritten per publish
+    (see serialized.py): publishing stays cheap next to the physics step.
+    """
 
     def __init__(self, node: Node, sim: Simulation, rates: PublishRates | None = None,
                  force_namespace: bool = False, fake_localization: bool = True, frames: Frames = Frames()):
@@ -70,7 +89,17 @@ class SimPublishers:
         self._clock = node.create_publisher(Clock, "/clock", reliable())
         self._odom_timer = _Periodic(self.rates.odometry_hz)
         self._clock_timer = _Periodic(self.rates.clock_hz)
-        self._covariance = _planar_covariance()
+
+        zero_time, origin = sim_time_msg(0.0), (0.0, 0.0, 0.0)
+        odom = planar_odometry(zero_time, frames.odom, frames.base_link, origin, origin)
+        odom.pose.covariance = odom.twist.covariance = _planar_covariance()
+        self._odom_msg = SerializedMessage(odom, ODOMETRY_FIELDS)
+        truth = planar_odometry(zero_time, frames.map, frames.base_link, origin, origin)
+        self._truth_msg = SerializedMessage(truth, ODOMETRY_FIELDS)
+        transform = TFMessage(transforms=[planar_transform(zero_time, frames.odom, frames.base_link, origin)])
+        self._tf_msg = SerializedMessage(transform, TRANSFORM_FIELDS)
+        self._clock_msg = SerializedMessage(Clock(clock=zero_time), ["clock.sec", "clock.nanosec"])
+        self._bool_bytes = {flag: serialize_message(Bool(data=flag)) for flag in (False, True)}
         if fake_localization:
             self.publish_fake_localization()
 
@@ -85,29 +114,29 @@ class SimPublishers:
         """Publish whatever is due at the simulation's current time."""
         now = self.sim.time
         if self._clock_timer.due(now):
-            self._clock.publish(Clock(clock=sim_time_msg(now)))
+            self._clock.publish(self._clock_msg.pack(*_sec_nsec(now)))
         if self._odom_timer.due(now):
             self.publish_vehicles()
 
     def publish_vehicles(self) -> None:
         """Odometry, ground truth, collision flag and odom->base_link TF of every vehicle, now."""
-        sim, frames = self.sim, self.frames
-        stamp = sim_time_msg(sim.time)
-        odom_pose = sim.odom_pose.tolist()
-        odom_twist = sim.odom_twist.tolist()
-        true_pose = sim.pose.tolist()
-        true_twist = sim.body_twist().tolist()
+        sim = self.sim
+        sec, nsec = _sec_nsec(sim.time)
+        odom_pose, odom_twist = sim.odom_pose, sim.odom_twist
+        true_pose, true_twist = sim.pose, sim.body_twist()
+        rows = np.column_stack([
+            odom_pose[:, :2], np.sin(0.5 * odom_pose[:, 2]), np.cos(0.5 * odom_pose[:, 2]), odom_twist,
+            true_pose[:, :2], np.sin(0.5 * true_pose[:, 2]), np.cos(0.5 * true_pose[:, 2]), true_twist,
+        ]).tolist()
         collided = sim.take_collisions().tolist()
-        for i in range(len(self.prefixes)):
-            v, omega = odom_twist[i]
-            odom = planar_odometry(stamp, frames.odom, frames.base_link, odom_pose[i], (v, 0.0, omega))
-            odom.pose.covariance = self._covariance
-            odom.twist.covariance = self._covariance
-            self._odom[i].publish(odom)
-            self._ground_truth[i].publish(
-                planar_odometry(stamp, frames.map, frames.base_link, true_pose[i], true_twist[i])
-            )
-            self._collision[i].publish(Bool(data=bool(collided[i])))
-            self._tf[i].publish(
-                TFMessage(transforms=[planar_transform(stamp, frames.odom, frames.base_link, odom_pose[i])])
-            )
+        odom_msg, truth_msg, tf_msg, bools = self._odom_msg, self._truth_msg, self._tf_msg, self._bool_bytes
+        for i, (ox, oy, oqz, oqw, ov, ow, tx, ty, tqz, tqw, tvx, tvy, tw) in enumerate(rows):
+            self._odom[i].publish(odom_msg.pack(sec, nsec, ox, oy, oqz, oqw, ov, 0.0, ow))
+            self._tf[i].publish(tf_msg.pack(sec, nsec, ox, oy, oqz, oqw))
+            self._ground_truth[i].publish(truth_msg.pack(sec, nsec, tx, ty, tqz, tqw, tvx, tvy, tw))
+            self._collision[i].publish(bools[collided[i]])
+
+
+def _sec_nsec(seconds: float) -> tuple[int, int]:
+    nanoseconds = int(round(seconds * 1e9))
+    return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
