@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mvsim_ros.physics.jit import kernel
 from mvsim_ros.world.specs import VehicleSpec
 
 
@@ -77,26 +78,45 @@ class WheelControllers:
         """Torque law tau = const - slope * omega_new for each wheel over the next step dt [s].
 
         wanted_speed: wheel ground-speed setpoints [m/s]; omega: current spin [rad/s]; radius [m].
-        Returns (const [N m], slope [N m s/rad]).
+        Returns (const [N m], slope [N m s/rad]); updates the PID integral and error history.
         """
-        error = wanted_speed - omega * radius
-        derivative = (error - self.last_error) / dt
-        self.last_error = error
-        trial_integral = np.clip(self.integral + error * dt, -self.i_max, self.i_max)
-        explicit = self.kp * error + self.ki * trial_integral + self.kd * derivative
-        saturated = np.abs(explicit) > self.max_torque
-        winding_up = saturated & (np.sign(explicit) == np.sign(error))
-        self.integral = np.where(winding_up, self.integral, trial_integral)
-        free = self.pid & ~saturated
-        const = np.where(
-            free,
-            self.kp * wanted_speed + self.ki * self.integral + self.kd * derivative,
-            np.where(self.pid, np.sign(explicit) * self.max_torque, self.raw_torque),
-        )
-        slope = np.where(free, self.kp * radius, 0.0)
-        return const, slope
+        return pid_torque_law(wanted_speed, omega, radius, dt, self.pid, self.kp, self.ki, self.kd, self.i_max,
+                              self.max_torque, self.raw_torque, self.integral, self.last_error)
 
     def reset(self, wheel_mask: np.ndarray) -> None:
         """Forget integral and derivative history for the masked wheels."""
         self.integral[wheel_mask] = 0.0
         self.last_error[wheel_mask] = 0.0
+
+
+@kernel
+def pid_torque_law(wanted_speed, omega, radius, dt, pid, kp, ki, kd, i_max, max_torque, raw_torque,
+                   integral, last_error):
+    """Per-wheel PID with anti-windup as an implicit torque law; `integral`, `last_error` are updated in place.
+
+    Returns (const, slope) with tau = const - slope * omega_new: the proportional term K_P (v* - R omega_new)
+    stays a function of the new spin; integral, derivative and saturated outputs are constants.
+    """
+    count = wanted_speed.size
+    const = np.empty(count)
+    slope = np.empty(count)
+    for i in range(count):
+        if not pid[i]:
+            const[i] = raw_torque[i]
+            slope[i] = 0.0
+            continue
+        error = wanted_speed[i] - omega[i] * radius[i]
+        derivative = (error - last_error[i]) / dt
+        last_error[i] = error
+        trial = min(max(integral[i] + error * dt, -i_max[i]), i_max[i])
+        explicit = kp[i] * error + ki[i] * trial + kd[i] * derivative
+        if abs(explicit) > max_torque[i]:
+            if np.sign(explicit) != np.sign(error):  # saturated, but integrating helps unwind: allowed
+                integral[i] = trial
+            const[i] = max_torque[i] if explicit > 0 else -max_torque[i]
+            slope[i] = 0.0
+        else:
+            integral[i] = trial
+            const[i] = kp[i] * wanted_speed[i] + ki[i] * integral[i] + kd[i] * derivative
+            slope[i] = kp[i] * radius[i]
+    return const, slope

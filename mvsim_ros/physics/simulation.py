@@ -10,12 +10,14 @@ from mvsim_ros.physics.bodies import build_box2d_world
 from mvsim_ros.physics.commands import TwistCommands
 from mvsim_ros.physics.controllers import WheelControllers
 from mvsim_ros.physics.friction import FRICTION_MODELS
-from mvsim_ros.physics.vehicles.differential import differential_odometry, odometry_wheel_pairs
-from mvsim_ros.physics.wheels import WheelArrays
+from mvsim_ros.physics.jit import kernel
+from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry, odometry_wheel_pairs
+from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities
 from mvsim_ros.world.specs import WorldSpec
 
-#: Wheel spin angles are wrapped into [-pi, pi) once they grow past this [rad] (seed 001 wraps at 1e4).
-PHI_WRAP_RAD = 1.0e4
+#: Wheel spin angles are wrapped into [-pi, pi) every this many steps (seed 001 wraps them past 1e4 rad; a
+#: wheel at 1,000 rad/s turns 5e3 rad in 1,000 steps of 5 ms).
+PHI_WRAP_CHECK_STEPS = 1000
 
 
 class SimulationDiverged(RuntimeError):
@@ -53,6 +55,7 @@ class Simulation:
         )
         self._left, self._right = odometry_wheel_pairs(self.wheels, n)
         self._friction_groups = self._group_wheels_by_friction(world)
+        self._single_friction_model = self._friction_groups[0][0] if len(self._friction_groups) == 1 else None
 
         w = self.wheels
         self._wheel_cos, self._wheel_sin = np.cos(w.yaw), np.sin(w.yaw)
@@ -96,48 +99,39 @@ class Simulation:
     # -- the step -------------------------------------------------------------------------------------------
     def step(self) -> None:
         """Advance the world by one fixed time step dt."""
-        dt, w, veh = self.dt, self.wheels, self.wheels.vehicle
+        dt, w = self.dt, self.wheels
 
         # 1. Inputs: latest valid command per vehicle, watchdog applied.
         self.commands.apply_watchdog(self.time)
 
         # 2. Controllers: per-wheel ground-speed setpoints -> motor torque laws (const - slope * omega_new).
-        wanted = self.commands.v[veh] - self.commands.omega[veh] * w.y
+        wanted = self.commands.v[w.vehicle] - self.commands.omega[w.vehicle] * w.y
         torque_const, torque_slope = self.controllers.torque_law(wanted, w.omega, w.radius, dt)
 
         # 3. Wheel kinematics: contact-point velocity of each wheel in its own frame.
-        cos_yaw, sin_yaw = np.cos(self.pose[:, 2]), np.sin(self.pose[:, 2])
-        vx_world, vy_world, omega = self.velocity[:, 0], self.velocity[:, 1], self.velocity[:, 2]
-        body_vx = cos_yaw * vx_world + sin_yaw * vy_world
-        body_vy = -sin_yaw * vx_world + cos_yaw * vy_world
-        wheel_vx = body_vx[veh] - omega[veh] * w.y
-        wheel_vy = body_vy[veh] + omega[veh] * w.x
-        local_vx = self._wheel_cos * wheel_vx + self._wheel_sin * wheel_vy
-        local_vy = -self._wheel_sin * wheel_vx + self._wheel_cos * wheel_vy
+        yaw = self.pose[:, 2]
+        local_vx, local_vy = contact_velocities(yaw, self.velocity, w.vehicle, w.x, w.y,
+                                                self._wheel_cos, self._wheel_sin)
 
         # 4. Friction: one vectorised call per friction model -> ground force (wheel frame), new spin.
-        force_lon = np.empty(w.count)
-        force_lat = np.empty(w.count)
-        for model, idx in self._friction_groups:
-            force_lon[idx], force_lat[idx], w.omega[idx] = model(
-                local_vx[idx], local_vy[idx], w.omega[idx], torque_const[idx], torque_slope[idx],
-                w.normal_force[idx], w.radius[idx],
-                w.inertia_yy[idx], w.mass[idx], w.mu[idx], w.c_damping[idx], w.c_rr[idx], self.gravity, dt,
-            )
+        if self._single_friction_model is not None:
+            force_lon, force_lat, w.omega = self._single_friction_model(
+                local_vx, local_vy, w.omega, torque_const, torque_slope, w.normal_force, w.radius, w.inertia_yy,
+                w.mass, w.mu, w.c_damping, w.c_rr, self.gravity, dt)
+        else:
+            force_lon, force_lat = np.empty(w.count), np.empty(w.count)
+            for model, idx in self._friction_groups:
+                force_lon[idx], force_lat[idx], w.omega[idx] = model(
+                    local_vx[idx], local_vy[idx], w.omega[idx], torque_const[idx], torque_slope[idx],
+                    w.normal_force[idx], w.radius[idx], w.inertia_yy[idx], w.mass[idx], w.mu[idx],
+                    w.c_damping[idx], w.c_rr[idx], self.gravity, dt)
+        w.torque = np.minimum(np.maximum(torque_const - torque_slope * w.omega, -self._max_torque),
+                              self._max_torque)
 
-        w.torque = np.clip(torque_const - torque_slope * w.omega, -self._max_torque, self._max_torque)
-
-        # 5. Forces onto bodies: wheel forces to the vehicle frame, summed to one force + torque per body.
-        w.force_x = self._wheel_cos * force_lon - self._wheel_sin * force_lat
-        w.force_y = self._wheel_sin * force_lon + self._wheel_cos * force_lat
-        torque_z = self._arm_x * w.force_y - self._arm_y * w.force_x
-        n = self._n
-        fx = np.bincount(veh, w.force_x, n)
-        fy = np.bincount(veh, w.force_y, n)
-        tz = np.bincount(veh, torque_z, n)
-        world_fx = (cos_yaw * fx - sin_yaw * fy).tolist()
-        world_fy = (sin_yaw * fx + cos_yaw * fy).tolist()
-        for body, f_x, f_y, t_z in zip(self.box2d.vehicles, world_fx, world_fy, tz.tolist()):
+        # 5. Forces onto bodies: one world-frame force and one torque about the centre of mass per body.
+        world_fx, world_fy, torque_z = body_wrenches(force_lon, force_lat, self._wheel_cos, self._wheel_sin,
+                                                     self._arm_x, self._arm_y, w.vehicle, yaw, w.force_x, w.force_y)
+        for body, f_x, f_y, t_z in zip(self.box2d.vehicles, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
             body.ApplyForceToCenter((f_x, f_y), True)
             body.ApplyTorque(t_z, True)
 
@@ -147,16 +141,18 @@ class Simulation:
         # 7. Snapshot: body states once, wheel spin angles, odometry; refuse to carry NaN on.
         self._read_bodies()
         w.phi += w.omega * dt
-        if np.any(np.abs(w.phi) > PHI_WRAP_RAD):
-            w.phi = np.mod(w.phi + math.pi, 2.0 * math.pi) - math.pi
-        self._integrate_odometry(dt)
-        self.time = (self.steps + 1) * dt
+        integrate_differential_odometry(w.omega, w.radius, w.y, self._left, self._right,
+                                        self.odom_pose, self.odom_twist, dt)
         self.steps += 1
-        if not (np.isfinite(self.pose).all() and np.isfinite(w.omega).all()):
+        self.time = self.steps * dt
+        if not (math.isfinite(self.pose.sum()) and math.isfinite(w.omega.sum())):
             raise SimulationDiverged(
                 f"non-finite state at t={self.time:.4f} s (step {self.steps}); "
                 "try a smaller <simul_timestep> or check masses and controller gains"
             )
+        if self.steps % PHI_WRAP_CHECK_STEPS == 0:
+            np.remainder(w.phi + math.pi, 2.0 * math.pi, out=w.phi)
+            w.phi -= math.pi
 
     def run(self, duration: float) -> None:
         """Step for `duration` seconds of simulated time (rounded to whole steps)."""
@@ -197,21 +193,30 @@ class Simulation:
         return groups
 
     def _read_bodies(self) -> None:
-        rows = [(*b.position, b.angle, *b.linearVelocity, b.angularVelocity) for b in self.box2d.vehicles]
-        state = np.array(rows, dtype=float).reshape(-1, 6)
-        self.pose = state[:, :3]
-        # Box2D reports the centre-of-mass velocity; the reference point moves at v_com + omega x (p - com).
-        omega = state[:, 5]
-        com = self.box2d.vehicle_com_local
-        c, s = np.cos(state[:, 2]), np.sin(state[:, 2])
-        com_x, com_y = c * com[:, 0] - s * com[:, 1], s * com[:, 0] + c * com[:, 1]
-        self.velocity = np.stack([state[:, 3] + omega * com_y, state[:, 4] - omega * com_x, omega], axis=1)
+        rows = [b.position.tuple + (b.angle,) + b.linearVelocity.tuple + (b.angularVelocity,)
+                for b in self.box2d.vehicles]
+        self.pose, self.velocity = reference_point_state(np.array(rows, dtype=float).reshape(-1, 6),
+                                                         self.box2d.vehicle_com_local)
 
-    def _integrate_odometry(self, dt: float) -> None:
-        v, omega = differential_odometry(self.wheels, self._left, self._right)
-        heading = self.odom_pose[:, 2] + 0.5 * omega * dt
-        self.odom_pose[:, 0] += v * np.cos(heading) * dt
-        self.odom_pose[:, 1] += v * np.sin(heading) * dt
-        self.odom_pose[:, 2] = np.mod(self.odom_pose[:, 2] + omega * dt + math.pi, 2.0 * math.pi) - math.pi
-        self.odom_twist[:, 0] = v
-        self.odom_twist[:, 1] = omega
+
+@kernel
+def reference_point_state(bodies, com_local):
+    """(pose, velocity) of each vehicle's reference point from Box2D body states.
+
+    bodies[v] = (x, y, angle, vx_com, vy_com, omega): body origin pose and centre-of-mass velocity, world frame;
+    com_local[v]: centre of mass in the vehicle frame [m]. The reference point moves at
+    v_com + omega x (p - com) = v_com + omega * (com_y, -com_x) with com rotated into the world frame.
+    """
+    count = bodies.shape[0]
+    pose = np.empty((count, 3))
+    velocity = np.empty((count, 3))
+    for k in range(count):
+        c, s = np.cos(bodies[k, 2]), np.sin(bodies[k, 2])
+        com_x = c * com_local[k, 0] - s * com_local[k, 1]
+        com_y = s * com_local[k, 0] + c * com_local[k, 1]
+        omega = bodies[k, 5]
+        pose[k, 0], pose[k, 1], pose[k, 2] = bodies[k, 0], bodies[k, 1], bodies[k, 2]
+        velocity[k, 0] = bodies[k, 3] + omega * com_y
+        velocity[k, 1] = bodies[k, 4] - omega * com_x
+        velocity[k, 2] = omega
+    return pose, velocity

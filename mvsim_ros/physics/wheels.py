@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mvsim_ros.physics.jit import kernel
 from mvsim_ros.world.specs import VehicleSpec
 
 
@@ -75,3 +76,56 @@ class WheelArrays:
             force_x=zeros.copy(),
             force_y=zeros.copy(),
         )
+
+
+@kernel
+def contact_velocities(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin):
+    """Velocity of each wheel's contact point in the wheel's own frame [m/s] (physics seed 001, section 1).
+
+    yaw[v] [rad] and velocity[v] = (vx, vy, omega) of each vehicle's reference point (world frame);
+    vehicle[w], x[w], y[w]: owner and position of each wheel in the vehicle frame; wheel_cos/sin: of its yaw.
+    The wheel centre moves at v_ref + omega x r_w; rotating by -yaw gives the vehicle frame, then by the
+    wheel's mounting angle its own frame. Returns (v_x, v_y).
+    """
+    count = vehicle.size
+    v_x = np.empty(count)
+    v_y = np.empty(count)
+    for i in range(count):
+        k = vehicle[i]
+        c, s = np.cos(yaw[k]), np.sin(yaw[k])
+        omega = velocity[k, 2]
+        body_vx = c * velocity[k, 0] + s * velocity[k, 1] - omega * y[i]
+        body_vy = -s * velocity[k, 0] + c * velocity[k, 1] + omega * x[i]
+        v_x[i] = wheel_cos[i] * body_vx + wheel_sin[i] * body_vy
+        v_y[i] = -wheel_sin[i] * body_vx + wheel_cos[i] * body_vy
+    return v_x, v_y
+
+
+@kernel
+def body_wrenches(force_lon, force_lat, wheel_cos, wheel_sin, arm_x, arm_y, vehicle, yaw, force_x, force_y):
+    """Sum wheel ground forces into one world-frame force and one torque per vehicle body.
+
+    force_lon/lat[w]: ground force in the wheel frame [N]; arm_x/y[w]: wheel position relative to the body's
+    centre of mass, vehicle frame [m]; yaw[v] [rad]. Writes each wheel's force in the vehicle frame into
+    force_x/force_y [N] and returns (Fx_world[v], Fy_world[v], torque_z[v]) [N, N, N m] about the centre of mass.
+    """
+    count = yaw.size
+    fx = np.zeros(count)
+    fy = np.zeros(count)
+    tz = np.zeros(count)
+    for i in range(vehicle.size):
+        k = vehicle[i]
+        f_x = wheel_cos[i] * force_lon[i] - wheel_sin[i] * force_lat[i]
+        f_y = wheel_sin[i] * force_lon[i] + wheel_cos[i] * force_lat[i]
+        force_x[i] = f_x
+        force_y[i] = f_y
+        fx[k] += f_x
+        fy[k] += f_y
+        tz[k] += arm_x[i] * f_y - arm_y[i] * f_x
+    world_fx = np.empty(count)
+    world_fy = np.empty(count)
+    for k in range(count):
+        c, s = np.cos(yaw[k]), np.sin(yaw[k])
+        world_fx[k] = c * fx[k] - s * fy[k]
+        world_fy[k] = s * fx[k] + c * fy[k]
+    return world_fx, world_fy, tz

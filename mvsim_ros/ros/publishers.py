@@ -13,6 +13,7 @@ from std_msgs.msg import Bool
 from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.physics import Simulation
+from mvsim_ros.physics.jit import kernel
 from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sim_time_msg
 from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, reliable
 from mvsim_ros.ros.serialized import SerializedMessage
@@ -53,15 +54,20 @@ class _Periodic:
         return True
 
 
+#: Patched fields, in serialized order. Neighbouring fields are written together, so the always-zero ones
+#: between them (z, roll/pitch parts) are listed too: 3 writes per odometry message, 2 per transform.
 ODOMETRY_FIELDS = [
     "header.stamp.sec", "header.stamp.nanosec",
-    "pose.pose.position.x", "pose.pose.position.y", "pose.pose.orientation.z", "pose.pose.orientation.w",
-    "twist.twist.linear.x", "twist.twist.linear.y", "twist.twist.angular.z",
+    "pose.pose.position.x", "pose.pose.position.y", "pose.pose.position.z",
+    "pose.pose.orientation.x", "pose.pose.orientation.y", "pose.pose.orientation.z", "pose.pose.orientation.w",
+    "twist.twist.linear.x", "twist.twist.linear.y", "twist.twist.linear.z",
+    "twist.twist.angular.x", "twist.twist.angular.y", "twist.twist.angular.z",
 ]
 TRANSFORM_FIELDS = [
     "transforms.0.header.stamp.sec", "transforms.0.header.stamp.nanosec",
     "transforms.0.transform.translation.x", "transforms.0.transform.translation.y",
-    "transforms.0.transform.rotation.z", "transforms.0.transform.rotation.w",
+    "transforms.0.transform.translation.z", "transforms.0.transform.rotation.x",
+    "transforms.0.transform.rotation.y", "transforms.0.transform.rotation.z", "transforms.0.transform.rotation.w",
 ]
 
 
@@ -87,6 +93,13 @@ class SimPublishers:
         self._tf = [node.create_publisher(TFMessage, p + "tf", TF_QOS) for p in self.prefixes]
         self._tf_static = [node.create_publisher(TFMessage, p + "tf_static", TF_STATIC_QOS) for p in self.prefixes]
         self._clock = node.create_publisher(Clock, "/clock", reliable())
+        # Serialized messages go straight to the middleware handle (skipping the per-call type dispatch of
+        # Publisher.publish); the node owns these publishers for its whole life, so the handles stay valid.
+        self._odom_raw = [pub.handle.publish_raw for pub in self._odom]
+        self._truth_raw = [pub.handle.publish_raw for pub in self._ground_truth]
+        self._collision_raw = [pub.handle.publish_raw for pub in self._collision]
+        self._tf_raw = [pub.handle.publish_raw for pub in self._tf]
+        self._clock_raw = self._clock.handle.publish_raw
         self._odom_timer = _Periodic(self.rates.odometry_hz)
         self._clock_timer = _Periodic(self.rates.clock_hz)
 
@@ -114,7 +127,7 @@ class SimPublishers:
         """Publish whatever is due at the simulation's current time."""
         now = self.sim.time
         if self._clock_timer.due(now):
-            self._clock.publish(self._clock_msg.pack(*_sec_nsec(now)))
+            self._clock_raw(self._clock_msg.pack(*_sec_nsec(now)))
         if self._odom_timer.due(now):
             self.publish_vehicles()
 
@@ -122,19 +135,34 @@ class SimPublishers:
         """Odometry, ground truth, collision flag and odom->base_link TF of every vehicle, now."""
         sim = self.sim
         sec, nsec = _sec_nsec(sim.time)
-        odom_pose, odom_twist = sim.odom_pose, sim.odom_twist
-        true_pose, true_twist = sim.pose, sim.body_twist()
-        rows = np.column_stack([
-            odom_pose[:, :2], np.sin(0.5 * odom_pose[:, 2]), np.cos(0.5 * odom_pose[:, 2]), odom_twist,
-            true_pose[:, :2], np.sin(0.5 * true_pose[:, 2]), np.cos(0.5 * true_pose[:, 2]), true_twist,
-        ]).tolist()
+        rows = _vehicle_rows(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity).tolist()
         collided = sim.take_collisions().tolist()
-        odom_msg, truth_msg, tf_msg, bools = self._odom_msg, self._truth_msg, self._tf_msg, self._bool_bytes
-        for i, (ox, oy, oqz, oqw, ov, ow, tx, ty, tqz, tqw, tvx, tvy, tw) in enumerate(rows):
-            self._odom[i].publish(odom_msg.pack(sec, nsec, ox, oy, oqz, oqw, ov, 0.0, ow))
-            self._tf[i].publish(tf_msg.pack(sec, nsec, ox, oy, oqz, oqw))
-            self._ground_truth[i].publish(truth_msg.pack(sec, nsec, tx, ty, tqz, tqw, tvx, tvy, tw))
-            self._collision[i].publish(bools[collided[i]])
+        odom_pack, truth_pack, tf_pack, bools = (self._odom_msg.pack, self._truth_msg.pack, self._tf_msg.pack,
+                                                 self._bool_bytes)
+        publishers = zip(self._odom_raw, self._tf_raw, self._truth_raw, self._collision_raw, rows, collided)
+        for odom, tf, truth, collision, row, hit in publishers:
+            ox, oy, oqz, oqw, ov, ow, tx, ty, tqz, tqw, tvx, tvy, tw = row
+            odom(odom_pack(sec, nsec, ox, oy, 0.0, 0.0, 0.0, oqz, oqw, ov, 0.0, 0.0, 0.0, 0.0, ow))
+            tf(tf_pack(sec, nsec, ox, oy, 0.0, 0.0, 0.0, oqz, oqw))
+            truth(truth_pack(sec, nsec, tx, ty, 0.0, 0.0, 0.0, tqz, tqw, tvx, tvy, 0.0, 0.0, 0.0, tw))
+            collision(bools[hit])
+
+
+@kernel
+def _vehicle_rows(odom_pose, odom_twist, pose, velocity):
+    """Per vehicle: odometry x, y, qz, qw, v, omega, then true x, y, qz, qw, body vx, vy, omega."""
+    rows = np.empty((pose.shape[0], 13))
+    for k in range(pose.shape[0]):
+        c, s = np.cos(pose[k, 2]), np.sin(pose[k, 2])
+        rows[k, 0], rows[k, 1] = odom_pose[k, 0], odom_pose[k, 1]
+        rows[k, 2], rows[k, 3] = np.sin(0.5 * odom_pose[k, 2]), np.cos(0.5 * odom_pose[k, 2])
+        rows[k, 4], rows[k, 5] = odom_twist[k, 0], odom_twist[k, 1]
+        rows[k, 6], rows[k, 7] = pose[k, 0], pose[k, 1]
+        rows[k, 8], rows[k, 9] = np.sin(0.5 * pose[k, 2]), np.cos(0.5 * pose[k, 2])
+        rows[k, 10] = c * velocity[k, 0] + s * velocity[k, 1]
+        rows[k, 11] = -s * velocity[k, 0] + c * velocity[k, 1]
+        rows[k, 12] = velocity[k, 2]
+    return rows
 
 
 def _sec_nsec(seconds: float) -> tuple[int, int]:

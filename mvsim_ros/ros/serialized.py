@@ -55,19 +55,34 @@ class SerializedMessage:
             sentinels.append(sentinel)
         data = serialize_message(probe)
         endian = "<" if data[1] == 1 else ">"  # CDR encapsulation: 0x0001 little-endian, 0x0000 big-endian
-        self._packers = []
+        offsets = []
         for path, code, sentinel in zip(fields, codes, sentinels):
-            packer = struct.Struct(endian + code)
-            needle = packer.pack(sentinel)
+            needle = struct.pack(endian + code, sentinel)
             offset = data.find(needle)
             if offset < 0 or data.find(needle, offset + 1) >= 0:
                 raise RuntimeError(f"could not locate field {path!r} in the serialized {type(template).__name__}")
-            self._packers.append((packer.pack_into, offset))
+            offsets.append(offset)
+        if offsets != sorted(offsets):
+            raise ValueError(f"list the fields in their serialized order: {fields}")
+        # Fields that follow each other in the buffer are written by one struct call (a "run").
+        self._runs = []  # (pack_into, offset, first value index, value count)
+        start = 0
+        for i in range(1, len(fields) + 1):
+            ends_run = i == len(fields) or offsets[i] != offsets[i - 1] + struct.calcsize(endian + codes[i - 1])
+            if ends_run:
+                layout = struct.Struct(endian + "".join(codes[start:i]))
+                self._runs.append((layout.pack_into, offsets[start], start, i - start))
+                start = i
+        self._single = self._runs[0][:2] if len(self._runs) == 1 else None
         self._buffer = bytearray(serialize_message(template))
 
     def pack(self, *values: float) -> bytes:
         """The serialized message with the patched fields set to `values` (in the order given at creation)."""
         buffer = self._buffer
-        for (pack_into, offset), value in zip(self._packers, values):
-            pack_into(buffer, offset, value)
+        if self._single is not None:
+            pack_into, offset = self._single
+            pack_into(buffer, offset, *values)
+        else:
+            for pack_into, offset, first, count in self._runs:
+                pack_into(buffer, offset, *values[first:first + count])
         return bytes(buffer)

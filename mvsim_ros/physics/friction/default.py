@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from mvsim_ros.physics.jit import kernel
 
+
+@kernel
 def default_friction(
     v_x: np.ndarray,
     v_y: np.ndarray,
@@ -57,14 +60,14 @@ def default_friction(
     partial_mass = normal_force / gravity + wheel_mass
     max_force = mu * partial_mass * gravity
 
-    lateral = np.clip(-v_y * partial_mass / dt, -max_force, max_force)
+    lateral = np.minimum(np.maximum(-v_y * partial_mass / dt, -max_force), max_force)
 
     rolling_torque = c_rr * normal_force * radius * np.tanh(100.0 * omega)
     net_torque = torque_const - c_damping * omega - rolling_torque  # all but the implicit motor term
     omega_rolling = v_x / radius
     alpha_no_slip = (omega_rolling - omega) / dt
     longitudinal_wanted = (net_torque - torque_slope * omega_rolling - inertia_yy * alpha_no_slip) / radius
-    longitudinal = np.clip(longitudinal_wanted, -max_force, max_force)
+    longitudinal = np.minimum(np.maximum(longitudinal_wanted, -max_force), max_force)
 
     # Torque balance I (omega_new - omega) / dt = net_torque - slope * omega_new - R F_x, solved for omega_new;
     # where the force is not clamped this gives omega_rolling exactly.

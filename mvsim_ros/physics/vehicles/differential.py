@@ -10,8 +10,11 @@ rigid-body kinematics v_i = v - omega * y_i give
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.wheels import WheelArrays
 
 
@@ -29,12 +32,20 @@ def odometry_wheel_pairs(wheels: WheelArrays, vehicle_count: int) -> tuple[np.nd
     return left, right
 
 
-def differential_odometry(
-    wheels: WheelArrays, left: np.ndarray, right: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Body-frame forward speed v [m/s] and yaw rate omega [rad/s] of each vehicle from its wheel spin."""
-    v_left = wheels.omega[left] * wheels.radius[left]
-    v_right = wheels.omega[right] * wheels.radius[right]
-    y_left = wheels.y[left]
-    omega = (v_right - v_left) / (y_left - wheels.y[right])
-    return v_left + omega * y_left, omega
+@kernel
+def integrate_differential_odometry(omega, radius, y, left, right, odom_pose, odom_twist, dt):
+    """Advance each vehicle's odometry by dt [s] from its wheels' spin rates (midpoint heading).
+
+    odom_pose[v] = (x, y, yaw) [m, m, rad] and odom_twist[v] = (v, omega) [m/s, rad/s] are updated in place.
+    """
+    for k in range(left.size):
+        l, r = left[k], right[k]
+        v_left = omega[l] * radius[l]
+        yaw_rate = (omega[r] * radius[r] - v_left) / (y[l] - y[r])
+        speed = v_left + yaw_rate * y[l]
+        heading = odom_pose[k, 2] + 0.5 * yaw_rate * dt
+        odom_pose[k, 0] += speed * np.cos(heading) * dt
+        odom_pose[k, 1] += speed * np.sin(heading) * dt
+        odom_pose[k, 2] = (odom_pose[k, 2] + yaw_rate * dt + math.pi) % (2.0 * math.pi) - math.pi
+        odom_twist[k, 0] = speed
+        odom_twist[k, 1] = yaw_rate
