@@ -189,7 +189,7 @@ class Simulation:
         groups = []
         for name in sorted(set(models.tolist())):
             idx = np.flatnonzero(models == name)
-            groups.append((FRICTION_MODELS[name], slice(None) if idx.size == models.size else idx))
+            groups.append((FRICTION_MODELS[name], idx))
         return groups
 
     def _read_bodies(self) -> None:

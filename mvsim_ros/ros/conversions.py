@@ -9,10 +9,16 @@ from geometry_msgs.msg import Quaternion, TransformStamped
 from nav_msgs.msg import Odometry
 
 
+def sec_nsec(seconds: float) -> tuple[int, int]:
+    """(sec, nanosec) of a time [s], rounded to the nanosecond, as builtin_interfaces/Time stores it."""
+    nanoseconds = int(round(seconds * 1e9))
+    return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
+
+
 def sim_time_msg(seconds: float) -> Time:
     """builtin_interfaces/Time for a simulated time [s] (rounded to the nanosecond)."""
-    nanoseconds = int(round(seconds * 1e9))
-    return Time(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
+    sec, nanosec = sec_nsec(seconds)
+    return Time(sec=sec, nanosec=nanosec)
 
 
 def yaw_quaternion(yaw: float) -> Quaternion:

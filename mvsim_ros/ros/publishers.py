@@ -14,7 +14,7 @@ from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.jit import kernel
-from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sim_time_msg
+from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sec_nsec, sim_time_msg
 from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, reliable
 from mvsim_ros.ros.serialized import SerializedMessage
 from mvsim_ros.ros.topics import Frames, vehicle_prefix
@@ -127,14 +127,14 @@ class SimPublishers:
         """Publish whatever is due at the simulation's current time."""
         now = self.sim.time
         if self._clock_timer.due(now):
-            self._clock_raw(self._clock_msg.pack(*_sec_nsec(now)))
+            self._clock_raw(self._clock_msg.pack(*sec_nsec(now)))
         if self._odom_timer.due(now):
             self.publish_vehicles()
 
     def publish_vehicles(self) -> None:
         """Odometry, ground truth, collision flag and odom->base_link TF of every vehicle, now."""
         sim = self.sim
-        sec, nsec = _sec_nsec(sim.time)
+        sec, nsec = sec_nsec(sim.time)
         rows = _vehicle_rows(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity).tolist()
         collided = sim.take_collisions().tolist()
         odom_pack, truth_pack, tf_pack, bools = (self._odom_msg.pack, self._truth_msg.pack, self._tf_msg.pack,
@@ -163,8 +163,3 @@ def _vehicle_rows(odom_pose, odom_twist, pose, velocity):
         rows[k, 11] = -s * velocity[k, 0] + c * velocity[k, 1]
         rows[k, 12] = velocity[k, 2]
     return rows
-
-
-def _sec_nsec(seconds: float) -> tuple[int, int]:
-    nanoseconds = int(round(seconds * 1e9))
-    return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000

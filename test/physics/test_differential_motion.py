@@ -143,3 +143,34 @@ def test_movable_block_is_pushed_and_friction_stops_it():
     after = sim.block_poses()[0, 0]
     sim.run(1.0)
     assert sim.block_poses()[0, 0] == pytest.approx(after, abs=1e-6)
+
+
+def raw_robot_sim(torque: float) -> Simulation:
+    xml = robot_world_xml(c_damping=0.0, c_rr=0.0).replace(
+        '<controller class="twist_pid">', '<controller class="raw">').replace(
+        "<KP>60.0</KP><KI>60.0</KI><KD>0</KD><I_MAX>0.5</I_MAX><max_torque>6.5</max_torque>",
+        f"<torque_left>{torque}</torque_left><torque_right>{torque}</torque_right>")
+    return Simulation(load_world_string(xml))
+
+
+def test_raw_torque_accelerates_chassis_and_wheel_inertia_as_in_closed_form():
+    # Rolling without slip: M a = 2 F and I a / R = tau - R F  =>  a = 2 tau / (R (M + 2 I / R^2)).
+    torque, radius, mass, inertia = 0.9, 0.1, 17.0, 0.5 * 1.0 * 0.1 ** 2
+    accel = 2 * torque / (radius * (mass + 2 * inertia / radius ** 2))
+    sim = raw_robot_sim(torque)
+    sim.run(2.0)
+    assert sim.body_twist()[0, 0] == pytest.approx(accel * 2.0, rel=0.01)
+    assert sim.pose[0, 0] == pytest.approx(0.5 * accel * 2.0 ** 2, rel=0.01)
+    assert sim.wheels.omega == pytest.approx([accel * 2.0 / radius] * 2, rel=0.01)  # rolling at v / R
+    sim.set_wheel_torques(0, [0.0, 0.0])
+    with pytest.raises(ValueError):
+        sim.set_wheel_torques(0, [math.nan, 0.0])
+
+
+def test_a_world_without_vehicles_steps():
+    world = load_world_string('<mvsim_world><block name="b"><geometry type="box" lx="1" ly="1"/>'
+                              '<init_pose>2 3 90</init_pose></block></mvsim_world>')
+    sim = Simulation(world)
+    sim.run(0.1)
+    assert sim.pose.shape == (0, 3)
+    assert sim.block_poses()[0] == pytest.approx([2.0, 3.0, math.pi / 2])
