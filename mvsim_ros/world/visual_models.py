@@ -1,0 +1,317 @@
+"""MVSim ``<visual>`` groups, and the 2.5D footprint of a local 3D model file.
+
+``<visual>`` (MRPT/mvsim ``modules/simulator/src/VisualObject.cpp``, ``implParseVisual``; docs
+``world_visual_object.rst``) holds child tags, last one wins, unknown ones are warned about:
+
+======================  =========  ==============================================================
+tag                     default    meaning
+======================  =========  ==============================================================
+``model_uri``           ""         model file: local path (relative to the world file), ``file://``,
+                                   or ``http(s)://`` (MVSim downloads it; ``.../x.zip/dir/m.dae`` names a
+                                   file inside a zip). Empty: no model.
+``model_scale``         1.0        one factor applied to the model's vertices first
+``model_offset_x|y|z``  0          translation [m], applied last
+``model_yaw|pitch|roll`` 0         rotation [deg]: MRPT ``CPose3D``, R = Rz(yaw) Ry(pitch) Rx(roll)
+``show_bounding_box``   false      initial visibility of the bounding box in the GUI
+``model_color``,        --         appearance only; accepted and ignored here
+``model_cull_faces``, ``model_split_size``, ``model_emissive``, ``cast_shadows``, ``name``
+======================  =========  ==============================================================
+
+and the attribute ``enabled="false"`` switches the whole group off (``light_group`` is appearance only).
+A vertex p of the model lands at ``R (model_scale * p) + offset`` in the object's frame.
+
+The model is read by ASSIMP in MVSim; here by trimesh (imported lazily, on the first local model: it
+costs about 0.2 s). Two ASSIMP conventions are reproduced for COLLADA files, because MVSim worlds rely on
+them (the tutorial ``.dae`` models all carry ``<model_roll>90</model_roll>``): the ``<unit meter=...>``
+scale is applied, and a ``Z_UP`` (or ``X_UP``) file is turned to Y-up, (x, y, z) -> (x, z, -y)
+(X_UP: (x, y, z) -> (-y, x, z)). Other formats are taken as they are.
+
+This simulator has no network at run time: a remote model is never fetched; one warning per URI per
+process says so, and the caller keeps the declared shape. Missing, unreadable or unsupported local files
+are warnings too (once per file per process), never errors: the world still loads.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from mvsim_ros.world.block_geometry import (
+    MAX_FOOTPRINT_VERTICES,
+    Geometry,
+    convex_hull_2d,
+    simplify_hull_outer,
+)
+from mvsim_ros.world.values import fail, parse_bool, parse_float
+from mvsim_ros.world.xml_tree import XmlNode
+
+#: Local model formats read here (trimesh 5; COLLADA through pycollada).
+SUPPORTED_MODEL_EXTENSIONS = (".dae", ".obj", ".stl", ".ply", ".glb", ".gltf", ".off")
+#: ``<visual>`` children that only change the look of the model.
+APPEARANCE_ONLY_TAGS = frozenset(
+    {"model_color", "model_cull_faces", "model_split_size", "model_emissive", "cast_shadows", "name"}
+)
+_ANGLE_TAGS = {"model_yaw": 0, "model_pitch": 1, "model_roll": 2}
+_OFFSET_TAGS = {"model_offset_x": 0, "model_offset_y": 1, "model_offset_z": 2}
+
+
+@dataclass
+class VisualSpec:
+    """One ``<visual>`` group. offset [m]; yaw_pitch_roll_rad [rad] (the XML gives degrees)."""
+
+    model_uri: str = ""
+    model_scale: float = 1.0
+    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    yaw_pitch_roll_rad: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    show_bounding_box: bool = False
+    enabled: bool = True
+
+
+def parse_visual(node: XmlNode, warn: Callable[[XmlNode, str], None] | None = None) -> VisualSpec:
+    """Read a ``<visual>`` element. WorldFileError (file, line, tag) for a malformed value or a scale <= 0.
+
+    ``warn(node, message)``, if given, hears about child tags MVSim does not know (they are skipped).
+    """
+    spec = VisualSpec()
+    enabled = node.attrib.get("enabled")
+    if enabled is not None:
+        spec.enabled = parse_bool(enabled, node, "<visual enabled=...>")
+    offset = list(spec.offset)
+    angles = list(spec.yaw_pitch_roll_rad)
+    for child in node.children:
+        tag = child.tag
+        if tag == "model_uri":
+            spec.model_uri = child.text.strip()
+        elif tag == "model_scale":
+            scale = parse_float(child.text, child, "model_scale")
+            if scale <= 0.0:
+                raise fail(child, f"model_scale must be > 0, got {scale:g}")
+            spec.model_scale = scale
+        elif tag in _OFFSET_TAGS:
+            offset[_OFFSET_TAGS[tag]] = parse_float(child.text, child, f"{tag} [m]")
+        elif tag in _ANGLE_TAGS:
+            angles[_ANGLE_TAGS[tag]] = math.radians(parse_float(child.text, child, f"{tag} [deg]"))
+        elif tag == "show_bounding_box":
+            spec.show_bounding_box = parse_bool(child.text, child, "show_bounding_box")
+        elif tag in APPEARANCE_ONLY_TAGS:
+            pass
+        elif warn is not None:
+            warn(child, "unknown tag inside <visual>; skipped")
+    spec.offset = (offset[0], offset[1], offset[2])
+    spec.yaw_pitch_roll_rad = (angles[0], angles[1], angles[2])
+    return spec
+
+
+def is_remote_uri(uri: str) -> bool:
+    """True for ``http://`` and ``https://`` URIs (MVSim's ``RemoteResourcesManager::is_remote``)."""
+    return uri.strip().lower().startswith(("http://", "https://"))
+
+
+def rotation_matrix(yaw: float, pitch: float, roll: float) -> np.ndarray:
+    """MRPT CPose3D rotation: R = Rz(yaw) @ Ry(pitch) @ Rx(roll) (angles in radians)."""
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cr, sr = math.cos(roll), math.sin(roll)
+    return np.array(
+        [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ]
+    )
+
+
+def load_model_footprint(
+    visual: VisualSpec,
+    base_dir: Path,
+    warn: Callable[[str], None],
+    *,
+    z_slice: tuple[float, float] | None = None,
+    max_vertices: int = MAX_FOOTPRINT_VERTICES,
+) -> Geometry | None:
+    """The footprint and height span of the visual's model, in the object's frame, or None.
+
+    Returns Geometry(kind='mesh'): footprint = convex hull of all model vertices (after model_scale,
+    rotation and offset) projected on XY, counter-clockwise, exact when it has at most max_vertices
+    corners, else the smallest-added-area outer polygon of max_vertices corners (it always contains the
+    hull); zmin/zmax of the transformed vertices; params lx, ly, lz = bounding-box extents [m].
+
+    z_slice=(zlo, zhi): keep only triangles with a vertex inside [zlo, zhi] or crossing it, as MVSim does
+    for a block that sets both <zmin> and <zmax> (it pads them by 1 mm, ``GeometryEpsilon``; pass the
+    padded range for the same result). Kept triangles count whole, for footprint and heights alike.
+
+    None, silently, for an empty model_uri or a disabled group. None with ``warn(message)`` for a remote
+    URI (once per URI per process), and for a missing, unreadable, unsupported or empty local model
+    (once per file and reason per process). Relative paths resolve against base_dir.
+    """
+    uri = visual.model_uri.strip()
+    if not uri or not visual.enabled:
+        return None
+    if is_remote_uri(uri):
+        _warn_once(warn, ("remote", uri),
+                   f"remote model URI not fetched (no network): {uri}; using the declared shape/bounding box")
+        return None
+    local = uri[len("file://"):] if uri.lower().startswith("file://") else uri
+    path = Path(local).expanduser()
+    if not path.is_absolute():
+        path = Path(base_dir) / path
+    mesh = _load_mesh(path, uri, warn)
+    if mesh is None:
+        return None
+    vertices, faces = mesh
+    rot = rotation_matrix(*visual.yaw_pitch_roll_rad)
+    pts = (visual.model_scale * vertices) @ rot.T + np.asarray(visual.offset, dtype=float)
+    if z_slice is not None:
+        zlo, zhi = z_slice
+        tri_z = pts[faces, 2]
+        keep = np.any((tri_z >= zlo) & (tri_z <= zhi), axis=1)
+        keep |= np.any(tri_z > zhi, axis=1) & np.any(tri_z < zlo, axis=1)
+        pts = pts[np.unique(faces[keep])]
+        if len(pts) == 0:
+            _warn_once(warn, ("slice", str(path), zlo, zhi),
+                       f"3D model {uri}: nothing of it lies within z [{zlo:g}, {zhi:g}] m; "
+                       "using the declared shape/bounding box")
+            return None
+    hull = convex_hull_2d(pts[:, :2])
+    if len(hull) < 3:
+        _warn_once(warn, ("flat", str(path)),
+                   f"3D model {uri}: its vertices have no area seen from above; using the declared shape/bounding box")
+        return None
+    footprint = simplify_hull_outer(hull, max_vertices)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    params = {"lx": float(hi[0] - lo[0]), "ly": float(hi[1] - lo[1]), "lz": float(hi[2] - lo[2])}
+    return Geometry("mesh", footprint, float(lo[2]), float(hi[2]), params)
+
+
+def clear_model_cache() -> None:
+    """Forget loaded models (they are cached per file, keyed by its size and modification time)."""
+    with _LOCK:
+        _CACHE.clear()
+
+
+# --------------------------------------------------------------------------------------------------
+
+_LOCK = threading.Lock()
+_WARNED: set[tuple] = set()
+#: resolved path -> (size, mtime_ns, (vertices (N,3), faces (M,3)) or None when it failed)
+_CACHE: dict[str, tuple[int, int, tuple[np.ndarray, np.ndarray] | None]] = {}
+
+
+def _warn_once(warn: Callable[[str], None], key: tuple, message: str) -> None:
+    with _LOCK:
+        if key in _WARNED:
+            return
+        _WARNED.add(key)
+    warn(message)
+
+
+def _load_mesh(path: Path, uri: str, warn: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Vertices (N,3) in the model's frame (ASSIMP conventions applied) and triangles (M,3), cached; or None."""
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED_MODEL_EXTENSIONS:
+        _warn_once(warn, ("format", str(path)),
+                   f"3D model format '{suffix or path.name}' not supported here ({uri}; readable: "
+                   f"{', '.join(SUPPORTED_MODEL_EXTENSIONS)}); using the declared shape/bounding box")
+        return None
+    try:
+        stat = path.stat()
+    except OSError:
+        _warn_once(warn, ("missing", str(path)),
+                   f"3D model file not found: {path} (model_uri {uri}); using the declared shape/bounding box")
+        return None
+    key = str(path.resolve())
+    with _LOCK:
+        cached = _CACHE.get(key)
+    if cached is not None and cached[0] == stat.st_size and cached[1] == stat.st_mtime_ns:
+        if cached[2] is None:
+            return None  # failed before, and was warned about then
+        return cached[2]
+    try:
+        mesh = _read_mesh(path, suffix)
+        problem = "it holds no vertices" if mesh is None else ""
+    except Exception as exc:  # noqa: BLE001 - any reader failure only costs this model
+        mesh, problem = None, f"{exc.__class__.__name__}: {exc}"
+    with _LOCK:
+        _CACHE[key] = (stat.st_size, stat.st_mtime_ns, mesh)
+    if mesh is None:
+        _warn_once(warn, ("unreadable", key, stat.st_size, stat.st_mtime_ns),
+                   f"3D model {path} could not be read ({problem}); using the declared shape/bounding box")
+    return mesh
+
+
+def _read_mesh(path: Path, suffix: str) -> tuple[np.ndarray, np.ndarray] | None:
+    import trimesh  # lazy: about 0.2 s, paid only by worlds with local models
+
+    pre = np.eye(3)
+    if suffix == ".dae":
+        unit, up_axis = _collada_asset(path)
+        pre = unit * _UP_AXIS_TO_Y_UP.get(up_axis, np.eye(3))
+    scene = trimesh.load_scene(str(path), file_type=suffix[1:], process=False, skip_materials=True)
+    vertex_blocks: list[np.ndarray] = []
+    face_blocks: list[np.ndarray] = []
+    count = 0
+    for node_name in scene.graph.nodes_geometry:
+        transform, geometry_name = scene.graph[node_name]
+        geometry = scene.geometry.get(geometry_name)
+        vertices = np.asarray(getattr(geometry, "vertices", np.empty((0, 3))), dtype=float).reshape(-1, 3)
+        if len(vertices) == 0:
+            continue
+        faces = getattr(geometry, "faces", None)
+        faces = np.asarray(faces, dtype=np.int64).reshape(-1, 3) if faces is not None and len(faces) else None
+        if faces is None:  # points or lines: each vertex counts as a degenerate triangle
+            faces = np.repeat(np.arange(len(vertices), dtype=np.int64)[:, None], 3, axis=1)
+        vertices = vertices @ transform[:3, :3].T + transform[:3, 3]
+        vertex_blocks.append(vertices)
+        face_blocks.append(faces + count)
+        count += len(vertices)
+    if not vertex_blocks:
+        return None
+    vertices = np.vstack(vertex_blocks) @ pre.T
+    if not np.all(np.isfinite(vertices)):
+        raise ValueError("non-finite vertex coordinates")
+    return vertices, np.vstack(face_blocks)
+
+
+#: ASSIMP's ColladaLoader turns X_UP / Z_UP files to Y-up (AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION off).
+_UP_AXIS_TO_Y_UP = {
+    "X_UP": np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+    "Z_UP": np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]]),
+}
+
+
+def _collada_asset(path: Path) -> tuple[float, str]:
+    """(<unit meter=...> or 1.0, <up_axis> or 'Y_UP') of a COLLADA file, read with defusedxml.
+
+    Reading stops at the document's first </asset>. defusedxml also refuses DTD entity declarations,
+    so an XML-bomb file fails here before pycollada sees it.
+    """
+    import defusedxml.ElementTree as safe_et
+
+    unit, up_axis = 1.0, "Y_UP"
+    for _event, elem in safe_et.iterparse(str(path), events=("end",)):
+        tag = elem.tag.rsplit("}", 1)[-1]
+        if tag == "unit":
+            meter = float(elem.attrib.get("meter", "1") or 1.0)
+            if math.isfinite(meter) and meter > 0.0:
+                unit = meter
+        elif tag == "up_axis":
+            up_axis = (elem.text or "").strip().upper() or "Y_UP"
+        elif tag == "asset":
+            break
+    return unit, up_axis
+
+
+__all__ = [
+    "SUPPORTED_MODEL_EXTENSIONS",
+    "VisualSpec",
+    "clear_model_cache",
+    "is_remote_uri",
+    "load_model_footprint",
+    "parse_visual",
+    "rotation_matrix",
+]
