@@ -1,0 +1,1358 @@
+"""World elements and world-level option blocks of MVSim world files, parsed into plain dataclasses.
+
+Handled here: ``<element class="...">`` for every class in :data:`ELEMENT_CLASSES` (occupancy grids are loaded
+elsewhere), plus the top-level ``<gui>``, ``<georeference>``, ``<lights>``, ``<walls>`` and ``<marker>`` tags.
+
+Conventions (as in :mod:`mvsim_ros.world.specs`): SI units; values MVSim reads in degrees are stored in radians
+in fields whose names end in ``_rad``; colours are ``'#rrggbb'`` strings (``'#rrggbbaa'`` when the file gives an
+alpha); local file paths are absolute :class:`~pathlib.Path` objects, resolved against the directory of the
+XML file that names them; remote resources (``http://``, ``https://``) are kept as URL strings, never fetched.
+
+Tag names, defaults and semantics follow MVSim's own sources (``modules/simulator/src/WorldElements/*.cpp``,
+``World.h``, ``World_gui.cpp``, ``World_walls.cpp``, ``World_load_xml.cpp``). Child tags that MVSim accepts but
+this version does not model are reported through ``warn(node, "... not used by this version; kept")`` and kept
+verbatim in the spec's ``kept`` list; tags MVSim does not know either are reported as
+``"unknown parameter for <...>; skipped"``. Bad values raise :class:`~mvsim_ros.world.errors.WorldFileError`
+naming file, line and tag.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Union
+
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+
+from mvsim_ros.world.specs import SourceRef
+from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_floats, positive
+from mvsim_ros.world.xml_tree import XmlNode
+
+Warn = Callable[[XmlNode, str], None]
+Point2 = tuple[float, float]
+Point3 = tuple[float, float, float]
+
+#: Element classes parsed by :func:`parse_element` (``occupancy_grid`` has its own loader).
+ELEMENT_CLASSES: tuple[str, ...] = (
+    "ground_grid",
+    "elevation_map",
+    "horizontal_plane",
+    "vertical_plane",
+    "property_region",
+    "skybox",
+    "pointcloud",
+)
+#: Every element class MVSim registers, for error messages.
+ALL_ELEMENT_CLASSES: tuple[str, ...] = tuple(sorted(ELEMENT_CLASSES + ("occupancy_grid",)))
+
+#: Face names MVSim substitutes for ``%s`` in a skybox texture pattern.
+SKYBOX_FACES: tuple[str, ...] = ("Up", "Right", "Left", "Front", "Down", "Back")
+#: Face-culling modes accepted by mrpt-opengl (``TCullFace``).
+CULL_FACES: tuple[str, ...] = ("NONE", "BACK", "FRONT")
+#: Texture rotations MVSim accepts for an elevation map's ``texture_image_rotate`` [deg].
+TEXTURE_ROTATIONS_DEG: tuple[int, ...] = (0, 90, -90, 180, -180)
+#: Property names the simulator gives a meaning to, with the value type each needs.
+KNOWN_PROPERTIES: dict[str, type] = {"friction_mu": float, "friction_C_rr": float, "gps_no_coverage": bool}
+
+# Tags that MVSim's Simulable base class reads for planes; this version keeps them without using them.
+_SIMULABLE_KEPT = frozenset({"init_vel", "publish", "animation", "skip_elevation_adjust"})
+_REMOTE_PREFIXES = ("http://", "https://")
+
+
+class WorldFileWarning(UserWarning):
+    """Issued through :mod:`warnings` when a parser is called without a ``warn`` callback."""
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Shared small types
+# ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class KeptTag:
+    """A tag MVSim accepts but this version does not use, kept verbatim (text stripped) with its location."""
+
+    tag: str
+    attrib: dict[str, str]
+    text: str
+    children: list["KeptTag"]
+    source: SourceRef
+
+
+@dataclass
+class Pose3:
+    """A 3D pose: x, y, z [m]; yaw, pitch, roll [rad] (MRPT order: R = Rz(yaw) Ry(pitch) Rx(roll))."""
+
+    x: float = 0.0
+    y: float = 0.0
+    z: float = 0.0
+    yaw: float = 0.0
+    pitch: float = 0.0
+    roll: float = 0.0
+
+    def rotation(self) -> np.ndarray:
+        """The 3x3 rotation matrix of this pose (body axes expressed in the parent frame)."""
+        cy, sy = math.cos(self.yaw), math.sin(self.yaw)
+        cp, sp = math.cos(self.pitch), math.sin(self.pitch)
+        cr, sr = math.cos(self.roll), math.sin(self.roll)
+        return np.array([
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ])
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Element specs
+# ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class GroundGridSpec:
+    """``ground_grid``: a visual reference grid of lines on the ground plane (no physical effect).
+
+    x_min..x_max, y_min..y_max: grid extent [m]; interval: line spacing [m]; line_width [px]; color.
+    floating: the grid follows a vehicle (``floating_focus`` names it; empty = the first vehicle), its offset
+    rounded to whole intervals. MVSim sets ``floating`` to true whenever ``floating_focus`` is given.
+    """
+
+    source: SourceRef
+    name: str = ""
+    floating: bool = True
+    floating_focus: str = ""
+    color: str = "#e0e0e0"
+    line_width: float = 1.0
+    x_min: float = -25.0
+    x_max: float = 25.0
+    y_min: float = -25.0
+    y_max: float = 25.0
+    interval: float = 5.0
+    kept: list[KeptTag] = field(default_factory=list)
+
+
+@dataclass
+class ElevationMapSpec:
+    """``elevation_map``: a terrain height field (a triangle mesh that vehicles drive over).
+
+    heights[i, j] [m] is the terrain height at x = corner_min_x + i * resolution, y = corner_min_y + j * resolution:
+    the first array index runs along +x and the second along +y, exactly as MVSim stores the mesh. For an
+    ``elevation_image`` that means image row i (row 0 = top of the picture) lies at x = corner_min_x + i * res
+    and image column j (column 0 = left) at y = corner_min_y + j * res.
+    resolution [m]: spacing between neighbouring samples, so the mesh spans (rows - 1) * resolution along x.
+    corner_min_x, corner_min_y [m]: position of sample [0, 0]; MVSim centres the mesh on the origin when they
+    are not given (and uses the DEM's minimum corner for ``dem_xyzrgb_file``).
+    elevation_image_min_z / _max_z [m]: heights given to the darkest / brightest grey level present in the
+    image (MVSim stretches the image's own grey range onto [min_z, max_z]).
+    texture_image: texture path or URL (not loaded here); texture_image_rotate_rad: its rotation;
+    texture_extension_x/y [m]: size one texture copy covers (0 = stretch over the whole mesh).
+    mesh_color: colour used when there is no texture. model_split_size [m]: render-chunk size (0 = one mesh).
+    apply_kernel: the smoothing kernel applied to the heights (already applied), or None.
+    """
+
+    source: SourceRef
+    heights: np.ndarray
+    name: str = ""
+    resolution: float = 1.0
+    corner_min_x: float = 0.0
+    corner_min_y: float = 0.0
+    elevation_image: Path | None = None
+    elevation_image_min_z: float = 0.0
+    elevation_image_max_z: float = 5.0
+    dem_xyzrgb_file: Path | None = None
+    texture_image: Path | str | None = None
+    texture_image_rotate_rad: float = 0.0
+    texture_extension_x: float = 0.0
+    texture_extension_y: float = 0.0
+    mesh_color: str = "#a0e0a0"
+    model_split_size: float = 0.0
+    apply_kernel: np.ndarray | None = None
+    kept: list[KeptTag] = field(default_factory=list)
+
+    @property
+    def corner_max_x(self) -> float:
+        """x of the last sample row [m]."""
+        return self.corner_min_x + (self.heights.shape[0] - 1) * self.resolution
+
+    @property
+    def corner_max_y(self) -> float:
+        """y of the last sample column [m]."""
+        return self.corner_min_y + (self.heights.shape[1] - 1) * self.resolution
+
+    def elevation_at(self, x: float, y: float) -> float | None:
+        """Terrain height [m] at world (x, y) [m], or None outside the mesh.
+
+        Same rule as MVSim's ElevationMap::getElevationAt(): each cell is split into two triangles along its
+        (0,0)-(1,1) diagonal and the height is interpolated linearly on the triangle holding the point; points
+        on or beyond the last sample row/column count as outside.
+        """
+        nx, ny = self.heights.shape
+        step = self.resolution
+        cx = math.floor((x - self.corner_min_x) / step)
+        cy = math.floor((y - self.corner_min_y) / step)
+        if cx < 0 or cx >= nx - 1 or cy < 0 or cy >= ny - 1:
+            return None
+        z00 = float(self.heights[cx, cy])
+        z01 = float(self.heights[cx, cy + 1])
+        z10 = float(self.heights[cx + 1, cy])
+        z11 = float(self.heights[cx + 1, cy + 1])
+        u = (x - (self.corner_min_x + cx * step)) / step
+        v = (y - (self.corner_min_y + cy * step)) / step
+        if v >= u:  # upper-left triangle (0,0)-(0,1)-(1,1)
+            return z00 + u * (z11 - z01) + v * (z01 - z00)
+        return z00 + u * (z10 - z00) + v * (z11 - z10)  # lower-right triangle (0,0)-(1,0)-(1,1)
+
+
+@dataclass
+class HorizontalPlaneSpec:
+    """``horizontal_plane``: a flat rectangle at height z, e.g. a floor, a ceiling or a table top.
+
+    x_min..x_max, y_min..y_max [m]: extent in the plane's own frame; z [m]: its height in that frame.
+    init_pose: the plane's frame in the world (None = world frame). MVSim reports the plane as ground under
+    every point inside it (see :meth:`elevation_at`). color / texture (path or URL, not loaded) with
+    texture_size_x/y [m] per texture copy; cull_face: NONE, BACK or FRONT; enable_shadows: lighting on/off.
+    """
+
+    source: SourceRef
+    name: str = ""
+    x_min: float = -10.0
+    x_max: float = 10.0
+    y_min: float = -10.0
+    y_max: float = 10.0
+    z: float = 0.0
+    color: str = "#a0a0a0"
+    enable_shadows: bool = True
+    texture: Path | str | None = None
+    texture_size_x: float = 1.0
+    texture_size_y: float = 1.0
+    cull_face: str = "NONE"
+    init_pose: Pose3 | None = None
+    kept: list[KeptTag] = field(default_factory=list)
+
+    def elevation_at(self, x: float, y: float) -> float | None:
+        """Height [m] of the plane above world (x, y), or None when the point is outside it (edges inside)."""
+        pose = self.init_pose or Pose3()
+        rot = pose.rotation()
+        local = rot.T @ (np.array([x, y, 0.0]) - np.array([pose.x, pose.y, pose.z]))
+        if local[0] < self.x_min or local[0] > self.x_max or local[1] < self.y_min or local[1] > self.y_max:
+            return None
+        return pose.z + float(rot[2, 2]) * self.z
+
+
+@dataclass
+class WallOpening:
+    """A door or window cut into a vertical plane.
+
+    kind: 'door' (no collision across its width, at any height) or 'window' (drawn as a hole, still solid).
+    position: centre of the opening as a fraction of the wall length from (x0, y0) (0..1);
+    width [m]; z_min..z_max [m]: bottom and top of the hole; name: optional label.
+    """
+
+    kind: str
+    position: float = 0.5
+    width: float = 1.0
+    z_min: float = 0.0
+    z_max: float = 2.1
+    name: str = ""
+
+
+@dataclass
+class VerticalPlaneSpec:
+    """``vertical_plane``: a straight wall from (x0, y0) to (x1, y1) [m], z..z+height [m] tall, that collides.
+
+    thickness [m]: the collision box extends thickness/2 to each side of the segment. Doors remove collision
+    along their width; windows do not. init_pose moves only the drawing in MVSim: the collision wall stays at
+    (x0, y0)-(x1, y1) in world coordinates. Other fields as in :class:`HorizontalPlaneSpec`.
+    """
+
+    source: SourceRef
+    name: str = ""
+    x0: float = -10.0
+    y0: float = -10.0
+    x1: float = -10.0
+    y1: float = 10.0
+    z: float = 0.0
+    height: float = 3.0
+    thickness: float = 0.04
+    color: str = "#a0a0a0"
+    enable_shadows: bool = True
+    texture: Path | str | None = None
+    texture_size_x: float = 1.0
+    texture_size_y: float = 1.0
+    cull_face: str = "NONE"
+    openings: list[WallOpening] = field(default_factory=list)
+    init_pose: Pose3 | None = None
+    restitution: float = 0.01
+    kept: list[KeptTag] = field(default_factory=list)
+
+    @property
+    def length(self) -> float:
+        """Wall length [m]."""
+        return math.hypot(self.x1 - self.x0, self.y1 - self.y0)
+
+    def solid_spans(self) -> list[tuple[float, float]]:
+        """Stretches [start, end] [m] along the wall (from x0, y0) that collide, after removing the doors.
+
+        Door ranges are sorted and merged where they overlap, then the solid pieces between them are kept,
+        exactly as MVSim builds its Box2D fixtures.
+        """
+        length = self.length
+        doors = sorted(
+            (o.position * length - 0.5 * o.width, o.position * length + 0.5 * o.width)
+            for o in self.openings if o.kind == "door"
+        )
+        merged: list[list[float]] = []
+        for start, end in doors:
+            if not merged or merged[-1][1] < start:
+                merged.append([start, end])
+            else:
+                merged[-1][1] = max(merged[-1][1], end)
+        spans = []
+        current = 0.0
+        for start, end in merged:
+            if current < start:
+                spans.append((current, start))
+            current = end
+        if current < length:
+            spans.append((current, length))
+        return spans
+
+    def collision_polygons(self) -> list[list[Point2]]:
+        """World-frame corners [m] of each solid collision box (4 points each)."""
+        length = self.length
+        dx, dy = (self.x1 - self.x0) / length, (self.y1 - self.y0) / length
+        nx, ny = -dy * 0.5 * self.thickness, dx * 0.5 * self.thickness
+        polys = []
+        for start, end in self.solid_spans():
+            ax, ay = self.x0 + dx * start, self.y0 + dy * start
+            bx, by = self.x0 + dx * end, self.y0 + dy * end
+            polys.append([(ax + nx, ay + ny), (ax - nx, ay - ny), (bx - nx, by - ny), (bx + nx, by + ny)])
+        return polys
+
+
+@dataclass
+class PropertyRegionSpec:
+    """``property_region``: a named value that holds inside an axis-aligned box (bounds inclusive) [m].
+
+    value: float (``value_double``), bool (``value_bool``), str (``value_string``) or None when none is given;
+    when several are given MVSim uses value_double, then value_bool, then value_string.
+    Names the simulator uses: ``friction_mu`` and ``friction_C_rr`` (float, override the wheel friction
+    model's mu / rolling-resistance coefficient for wheels inside), ``gps_no_coverage`` (bool, GNSS silent).
+    """
+
+    source: SourceRef
+    name: str = ""
+    property_name: str = ""
+    value: float | bool | str | None = None
+    x_min: float = -1.0
+    y_min: float = -1.0
+    z_min: float = -1000.0
+    x_max: float = 1.0
+    y_max: float = 1.0
+    z_max: float = 1000.0
+    kept: list[KeptTag] = field(default_factory=list)
+
+    def contains(self, x: float, y: float, z: float = 0.0) -> bool:
+        """Whether the world point (x, y, z) [m] is inside the box (faces included)."""
+        return (self.x_min <= x <= self.x_max and self.y_min <= y <= self.y_max
+                and self.z_min <= z <= self.z_max)
+
+
+@dataclass
+class SkyBoxSpec:
+    """``skybox``: six background textures. textures: the pattern (absolute path or URL) with one ``%s``."""
+
+    source: SourceRef
+    textures: str
+    name: str = ""
+    kept: list[KeptTag] = field(default_factory=list)
+
+    def faces(self) -> dict[str, Path | str]:
+        """Each face name (Up, Right, Left, Front, Down, Back) -> its texture path or URL."""
+        return {face: _as_resource(self.textures.replace("%s", face)) for face in SKYBOX_FACES}
+
+
+@dataclass
+class PointCloudSpec:
+    """``pointcloud``: a static point cloud drawn in the scene (not loaded here; no physical effect).
+
+    file: text file of "x y" (dimensions=2, from ``file_txt_2d``) or "x y z" (dimensions=3, ``file_txt_3d``)
+    lines [m]; points_size [px]; pose: where the cloud's frame sits in the world.
+    """
+
+    source: SourceRef
+    file: Path
+    dimensions: int
+    name: str = ""
+    points_size: float = 3.0
+    pose: Pose3 = field(default_factory=Pose3)
+    kept: list[KeptTag] = field(default_factory=list)
+
+
+ElementSpec = Union[
+    GroundGridSpec, ElevationMapSpec, HorizontalPlaneSpec, VerticalPlaneSpec, PropertyRegionSpec, SkyBoxSpec,
+    PointCloudSpec,
+]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# World-level option blocks
+# ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class GuiOptions:
+    """``<gui>``: MVSim's GUI options (used only by a viewer).
+
+    win_w, win_h [px]; refresh_fps [Hz]; force_scale [m/N] for drawn forces; cam_distance [m],
+    cam_azimuth_rad / cam_elevation_rad (orbit camera), fov_rad (vertical field of view);
+    clip_plane_min/max [m]; cam_point_to (x, y, z) [m] the camera looks at; follow_vehicle: name or "".
+    """
+
+    source: SourceRef | None = None
+    win_w: int = 800
+    win_h: int = 600
+    start_maximized: bool = True
+    refresh_fps: int = 20
+    ortho: bool = False
+    show_forces: bool = False
+    show_sensor_points: bool = True
+    show_sensor_previews: bool = True
+    show_gui_panels: bool = True
+    show_trajectories: bool = False
+    force_scale: float = 0.01
+    cam_distance: float = 80.0
+    cam_azimuth_rad: float = math.radians(45.0)
+    cam_elevation_rad: float = math.radians(40.0)
+    fov_rad: float = math.radians(60.0)
+    clip_plane_min: float = 0.05
+    clip_plane_max: float = 10e3
+    cam_point_to: Point3 = (0.0, 0.0, 0.0)
+    follow_vehicle: str = ""
+    headless: bool = False
+
+
+@dataclass
+class Georeference:
+    """``<georeference>``: where the world origin is on Earth, for GNSS sensors.
+
+    latitude_deg, longitude_deg: geodetic coordinates of the world (0, 0, 0) [deg, WGS84];
+    height: its height over the WGS84 ellipsoid [m]; world_to_enu_rotation_rad: rotation of the world frame
+    with respect to East-North-Up (0 = +x points East); world_is_utm: world coordinates are UTM [m].
+    """
+
+    source: SourceRef | None = None
+    latitude_deg: float = 0.0
+    longitude_deg: float = 0.0
+    height: float = 0.0
+    world_to_enu_rotation_rad: float = 0.0
+    world_is_utm: bool = False
+
+
+@dataclass
+class LightOptions:
+    """``<lights>``: the directional light and shadow options (used only for rendering).
+
+    light_azimuth_rad / light_elevation_rad: direction of the light (elevation pi/2 = straight down);
+    light_clip_plane_min/max [m]; shadow_map_size [px]; shadow_cascades, sensor_shadow_cascades (1..4);
+    light_ambient / diffuse / specular: intensities (0..1); colours '#rrggbb';
+    eye_distance_to_shadow_map_extension [m/m]; minimum_shadow_map_extension_ratio (0..1).
+    extra_lights: ``<point_light>`` / ``<spot_light>`` entries, kept but not used by this version.
+    """
+
+    source: SourceRef | None = None
+    enable_shadows: bool = True
+    disable_lights_on_high_cpu_usage: bool = True
+    shadow_map_size: int = 2048
+    shadow_cascades: int = 4
+    sensor_shadow_cascades: int = 1
+    light_azimuth_rad: float = math.radians(45.0)
+    light_elevation_rad: float = math.radians(70.0)
+    light_clip_plane_min: float = 0.1
+    light_clip_plane_max: float = 900.0
+    shadow_bias: float = 1e-5
+    shadow_bias_cam2frag: float = 1e-5
+    shadow_bias_normal: float = 1e-4
+    light_color: str = "#ffffff"
+    light_ambient: float = 0.4
+    light_diffuse: float = 0.8
+    light_specular: float = 0.6
+    ambient_sky_color: str = "#e0e8ff"
+    ambient_ground_color: str = "#403a30"
+    eye_distance_to_shadow_map_extension: float = 2.0
+    minimum_shadow_map_extension_ratio: float = 0.005
+    extra_lights: list[KeptTag] = field(default_factory=list)
+
+
+@dataclass
+class WallSegment:
+    """One static wall box built by ``<walls>``, in world coordinates.
+
+    (x0, y0)-(x1, y1) [m]: the segment as given (after the ``transformation``); center_x, center_y [m],
+    yaw [rad] (direction of the given segment), length [m] (the given length, plus thickness/2 at each end
+    that touches an earlier segment's end, so corners close), thickness [m], height [m] (z from 0).
+    MVSim makes each a static block named ``wall_NNNN`` with mass 1e5 kg and ground friction 1e5.
+    """
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    center_x: float
+    center_y: float
+    yaw: float
+    length: float
+    thickness: float
+    height: float
+
+    def polygon(self) -> list[Point2]:
+        """The box outline in world coordinates [m] (4 corners, counter-clockwise)."""
+        c, s = math.cos(self.yaw), math.sin(self.yaw)
+        hl, ht = 0.5 * self.length, 0.5 * self.thickness
+        return [(self.center_x + c * px - s * py, self.center_y + s * px + c * py)
+                for px, py in ((-hl, -ht), (hl, -ht), (hl, ht), (-hl, ht))]
+
+
+@dataclass
+class WallsSpec:
+    """``<walls>``: wall segments from a ``<shape>`` (point pairs) or from a 3D model file's edges.
+
+    shape: the ``<pt>`` points as written (consecutive pairs are segments); transformation: the 4x4
+    homogeneous matrix applied to them; wall_thickness, wall_height [m]; color.
+    model_uri: model file path or URL (used by MVSim only without a shape; not loaded by this version).
+    scale: read by MVSim but never applied. segments: the resulting wall boxes (empty for a model file).
+    """
+
+    source: SourceRef
+    model_uri: Path | str | None = None
+    transformation: np.ndarray = field(default_factory=lambda: np.eye(4))
+    wall_thickness: float = 0.10
+    wall_height: float = 2.0
+    scale: float = 1.0
+    color: str = "#323232"
+    shape: list[Point2] = field(default_factory=list)
+    segments: list[WallSegment] = field(default_factory=list)
+    kept: list[KeptTag] = field(default_factory=list)
+
+
+@dataclass
+class MarkerSpec:
+    """``<marker type="line_strip">``: a drawn polyline (visual only).
+
+    points: the polyline vertices (x, y, z) [m]; translation: offset added to all of them [m]; color.
+    """
+
+    source: SourceRef
+    type: str
+    points: list[Point3] = field(default_factory=list)
+    translation: Point3 = (0.0, 0.0, 0.0)
+    color: str = "#ffffff"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Public parsers
+# ----------------------------------------------------------------------------------------------------------
+
+
+def parse_element(node: XmlNode, warn: Warn | None = None) -> ElementSpec:
+    """Parse one ``<element class="...">`` (any class in :data:`ELEMENT_CLASSES`)."""
+    warn = _warner(warn)
+    kind = node.attrib.get("class", "").strip()
+    valid = ", ".join(ALL_ELEMENT_CLASSES)
+    if not kind:
+        raise fail(node, f'<element> needs a class="..." attribute; valid classes: {valid}')
+    if kind == "occupancy_grid":
+        raise fail(node, "element class 'occupancy_grid' is parsed by the occupancy-grid loader, not here")
+    parser = _ELEMENT_PARSERS.get(kind)
+    if parser is None:
+        raise fail(node, f"unknown element class '{kind}'; valid classes: {valid}")
+    for attr in node.attrib:
+        if attr not in ("class", "name"):
+            warn(node, f"unknown attribute '{attr}' for <element class=\"{kind}\">; skipped")
+    return parser(node, warn, f'<element class="{kind}">')
+
+
+def parse_gui(node: XmlNode, warn: Warn | None = None) -> GuiOptions:
+    """Parse ``<gui>`` (all children optional)."""
+    opts = GuiOptions(source=_src(node))
+    table = {
+        "win_w": ("win_w", _pos_int), "win_h": ("win_h", _pos_int),
+        "start_maximized": ("start_maximized", _bool), "refresh_fps": ("refresh_fps", _pos_int),
+        "ortho": ("ortho", _bool), "show_forces": ("show_forces", _bool),
+        "show_sensor_points": ("show_sensor_points", _bool),
+        "show_sensor_previews": ("show_sensor_previews", _bool),
+        "show_gui_panels": ("show_gui_panels", _bool), "show_trajectories": ("show_trajectories", _bool),
+        "force_scale": ("force_scale", _float), "cam_distance": ("cam_distance", _pos_float),
+        "cam_azimuth": ("cam_azimuth_rad", _deg), "cam_elevation": ("cam_elevation_rad", _deg),
+        "fov_deg": ("fov_rad", _deg), "clip_plane_min": ("clip_plane_min", _pos_float),
+        "clip_plane_max": ("clip_plane_max", _pos_float), "cam_point_to": ("cam_point_to", _point3),
+        "follow_vehicle": ("follow_vehicle", _text), "headless": ("headless", _bool),
+    }
+    _read_children(node, opts, table, _warner(warn), "<gui>")
+    if opts.clip_plane_max <= opts.clip_plane_min:
+        raise fail(node, "clip_plane_max must be larger than clip_plane_min")
+    return opts
+
+
+def parse_georeference(node: XmlNode, warn: Warn | None = None) -> Georeference:
+    """Parse ``<georeference>``; latitude/longitude stay in degrees, the ENU rotation becomes radians."""
+    geo = Georeference(source=_src(node))
+    table = {
+        "latitude": ("latitude_deg", _float), "longitude": ("longitude_deg", _float),
+        "height": ("height", _float), "world_to_enu_rotation_deg": ("world_to_enu_rotation_rad", _deg),
+        "world_is_utm": ("world_is_utm", _bool),
+    }
+    _read_children(node, geo, table, _warner(warn), "<georeference>")
+    if not -90.0 <= geo.latitude_deg <= 90.0:
+        raise fail(node, f"latitude must be within [-90, 90] degrees, got {geo.latitude_deg:g}")
+    if not -180.0 <= geo.longitude_deg <= 180.0:
+        raise fail(node, f"longitude must be within [-180, 180] degrees, got {geo.longitude_deg:g}")
+    if geo.world_is_utm:
+        if geo.world_to_enu_rotation_rad != 0.0:
+            raise fail(node, "cannot define both <world_to_enu_rotation_deg> and <world_is_utm>")
+        if geo.latitude_deg == 0.0 and geo.longitude_deg == 0.0 and geo.height == 0.0:
+            raise fail(node, "<world_is_utm> needs the reference <latitude>, <longitude> and <height> too")
+    return geo
+
+
+def parse_lights(node: XmlNode, warn: Warn | None = None) -> LightOptions:
+    """Parse ``<lights>``; ``<point_light>`` / ``<spot_light>`` children are kept but not used."""
+    warn = _warner(warn)
+    opts = LightOptions(source=_src(node))
+    table = {
+        "enable_shadows": ("enable_shadows", _bool),
+        "disable_lights_on_high_cpu_usage": ("disable_lights_on_high_cpu_usage", _bool),
+        "shadow_map_size": ("shadow_map_size", _pos_int), "shadow_cascades": ("shadow_cascades", _int),
+        "sensor_shadow_cascades": ("sensor_shadow_cascades", _int),
+        "light_azimuth_deg": ("light_azimuth_rad", _deg), "light_elevation_deg": ("light_elevation_rad", _deg),
+        "light_clip_plane_min": ("light_clip_plane_min", _pos_float),
+        "light_clip_plane_max": ("light_clip_plane_max", _pos_float),
+        "light_color": ("light_color", _color), "light_ambient": ("light_ambient", _nonneg_float),
+        "light_diffuse": ("light_diffuse", _nonneg_float), "light_specular": ("light_specular", _nonneg_float),
+        "shadow_bias": ("shadow_bias", _float), "shadow_bias_cam2frag": ("shadow_bias_cam2frag", _float),
+        "shadow_bias_normal": ("shadow_bias_normal", _float),
+        "ambient_sky_color": ("ambient_sky_color", _color), "ambient_ground_color": ("ambient_ground_color", _color),
+        "eye_distance_to_shadow_map_extension": ("eye_distance_to_shadow_map_extension", _nonneg_float),
+        "minimum_shadow_map_extension_ratio": ("minimum_shadow_map_extension_ratio", _nonneg_float),
+    }
+
+    def light(child: XmlNode) -> None:
+        opts.extra_lights.append(_keep(child))
+        warn(child, f"<{child.tag}> in <lights>: not used by this version; kept")
+
+    _read_children(node, opts, table, warn, "<lights>", special={"point_light": light, "spot_light": light})
+    # MVSim clamps the cascade counts into 1..4:
+    opts.shadow_cascades = min(max(opts.shadow_cascades, 1), 4)
+    opts.sensor_shadow_cascades = min(max(opts.sensor_shadow_cascades, 1), 4)
+    return opts
+
+
+def parse_walls(node: XmlNode, warn: Warn | None = None) -> WallsSpec:
+    """Parse ``<walls>`` and build its wall boxes the way MVSim's World::process_load_walls() does."""
+    warn = _warner(warn)
+    walls = WallsSpec(source=_src(node))
+    shape_node: XmlNode | None = None
+    model_node: XmlNode | None = None
+
+    def shape(child: XmlNode) -> None:
+        nonlocal shape_node
+        if shape_node is None:  # MVSim reads the first <shape>
+            shape_node = child
+        else:
+            warn(child, "second <shape> in <walls>: MVSim uses only the first; skipped")
+
+    def model(child: XmlNode) -> None:
+        nonlocal model_node
+        model_node = child
+        walls.model_uri = _resource(child)
+
+    table = {
+        "transformation": ("transformation", _matrix4), "wallThickness": ("wall_thickness", _pos_float),
+        "wallHeight": ("wall_height", _pos_float), "scale": ("scale", _pos_float), "color": ("color", _color),
+    }
+    _read_children(node, walls, table, warn, "<walls>", special={"shape": shape, "model_uri": model})
+    if walls.scale != 1.0:
+        warn(node, "<scale> in <walls> is read but never applied by MVSim; ignored here too")
+
+    if shape_node is not None:
+        walls.shape = _shape_points(shape_node)
+        if len(walls.shape) % 2:
+            raise fail(shape_node, f"<walls> <shape> needs an even number of <pt> (point pairs), got "
+                                   f"{len(walls.shape)}")
+        if model_node is not None:
+            warn(model_node, "<model_uri> is ignored by MVSim when <walls> has a <shape>; kept")
+        walls.segments = _wall_segments(walls, shape_node)
+    elif model_node is not None:
+        if isinstance(walls.model_uri, Path) and not walls.model_uri.is_file():
+            raise fail(model_node, f"walls model file not found: {walls.model_uri}")
+        warn(model_node, "walls from a 3D model file: not used by this version (no wall boxes built); kept")
+    else:
+        raise fail(node, "<walls> needs a <shape> with <pt> point pairs, or a <model_uri>")
+    return walls
+
+
+def parse_marker(node: XmlNode, warn: Warn | None = None) -> MarkerSpec:
+    """Parse a top-level ``<marker type="line_strip">`` (MVSim's only marker type)."""
+    warn = _warner(warn)
+    kind = node.attrib.get("type", "").strip()
+    if not kind:
+        raise fail(node, '<marker> needs a type="..." attribute (MVSim knows type="line_strip")')
+    if kind != "line_strip":
+        raise fail(node, f"unknown <marker> type '{kind}'; valid: line_strip")
+    marker = MarkerSpec(source=_src(node), type=kind)
+    points_node: XmlNode | None = None
+
+    def points(child: XmlNode) -> None:
+        nonlocal points_node
+        if points_node is None:
+            points_node = child
+
+    table = {"color": ("color", _color), "translation": ("translation", _point3)}
+    _read_children(node, marker, table, warn, '<marker type="line_strip">', special={"points": points})
+    if points_node is None:
+        raise fail(node, "<marker type='line_strip'> needs <points>x y z ...</points>")
+    marker.points = [tuple(row[:3]) for row in _text_rows(points_node.text, points_node, "marker points", 3)]
+    return marker
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Element parsers
+# ----------------------------------------------------------------------------------------------------------
+
+
+def _ground_grid(node: XmlNode, warn: Warn, context: str) -> GroundGridSpec:
+    spec = GroundGridSpec(source=_src(node), name=_name(node))
+    table = {
+        "floating": ("floating", _bool), "floating_focus": ("floating_focus", _text),
+        "color": ("color", _color), "line_width": ("line_width", _pos_float),
+        "x_min": ("x_min", _float), "x_max": ("x_max", _float), "y_min": ("y_min", _float),
+        "y_max": ("y_max", _float), "interval": ("interval", _pos_float),
+    }
+    _read_children(node, spec, table, warn, context)
+    if spec.floating_focus:
+        spec.floating = True
+    _check_range(node, spec.x_min, spec.x_max, "x")
+    _check_range(node, spec.y_min, spec.y_max, "y")
+    return spec
+
+
+def _elevation_map(node: XmlNode, warn: Warn, context: str) -> ElevationMapSpec:
+    values: dict[str, Any] = {}
+    tag_nodes: dict[str, XmlNode] = {}
+    table = {
+        "elevation_image": ("elevation_image", _local_path),
+        "elevation_image_min_z": ("elevation_image_min_z", _float),
+        "elevation_image_max_z": ("elevation_image_max_z", _float),
+        "elevation_data_matrix": ("elevation_data_matrix", _text),
+        "dem_xyzrgb_file": ("dem_xyzrgb_file", _local_path),
+        "texture_image": ("texture_image", _resource), "texture_image_rotate": ("texture_image_rotate", _float),
+        "corner_min_x": ("corner_min_x", _float), "corner_min_y": ("corner_min_y", _float),
+        "mesh_color": ("mesh_color", _color), "resolution": ("resolution", _pos_float),
+        "texture_extension_x": ("texture_extension_x", _nonneg_float),
+        "texture_extension_y": ("texture_extension_y", _nonneg_float),
+        "model_split_size": ("model_split_size", _nonneg_float), "apply_kernel": ("apply_kernel", _text),
+    }
+    kept: list[KeptTag] = []
+    for child in node.children:
+        if child.tag in table:
+            key, conv = table[child.tag]
+            values[key] = conv(child)
+            tag_nodes[key] = child
+        elif child.tag == "debug_show_contact_points":  # older MVSim versions
+            _bool(child)
+            kept.append(_keep(child))
+            warn(child, f"{context}: <{child.tag}> not used by this version; kept")
+        else:
+            warn(child, f"unknown parameter for {context}; skipped")
+
+    resolution = values.get("resolution", 1.0)
+    min_z = values.get("elevation_image_min_z", 0.0)
+    max_z = values.get("elevation_image_max_z", 5.0)
+    sources = [key for key in ("elevation_image", "elevation_data_matrix", "dem_xyzrgb_file") if key in values]
+    if not sources:
+        raise fail(node, "elevation_map needs <elevation_image>, <elevation_data_matrix> or <dem_xyzrgb_file>")
+    used = sources[0]
+    for other in sources[1:]:
+        warn(tag_nodes[other], f"<{other}> ignored: MVSim uses <{used}> when both are given")
+    dem_corner: Point2 | None = None
+    if used == "elevation_image":
+        if min_z == max_z:
+            raise fail(node, f"elevation_image_min_z and elevation_image_max_z must differ (both {min_z:g})")
+        heights = load_elevation_image(values[used], min_z, max_z, tag_nodes[used])
+    elif used == "elevation_data_matrix":
+        heights = _matlab_matrix(values[used], tag_nodes[used], "elevation_data_matrix")
+    else:
+        heights, dem_corner = load_dem_xyzrgb(values[used], resolution, tag_nodes[used])
+        if "texture_image" in values:
+            warn(tag_nodes["texture_image"], "<texture_image> ignored: MVSim colours the mesh from the DEM file")
+    if heights.shape[0] < 2 or heights.shape[1] < 2:
+        raise fail(tag_nodes[used], f"an elevation map needs at least 2x2 samples, got {heights.shape[0]}x"
+                                    f"{heights.shape[1]}")
+
+    rotate_deg = values.get("texture_image_rotate", 0.0)
+    if rotate_deg not in TEXTURE_ROTATIONS_DEG:
+        raise fail(tag_nodes["texture_image_rotate"],
+                   f"texture_image_rotate can only be 0, 90, -90, 180 or -180, got {rotate_deg:g}")
+
+    kernel = None
+    if "apply_kernel" in values:
+        kernel = _kernel(values["apply_kernel"], tag_nodes["apply_kernel"])
+        heights = _convolve_zero_padded(heights, kernel)
+
+    spec = ElevationMapSpec(
+        source=_src(node), heights=heights, name=_name(node), resolution=resolution,
+        elevation_image=values.get("elevation_image") if used == "elevation_image" else None,
+        elevation_image_min_z=min_z, elevation_image_max_z=max_z,
+        dem_xyzrgb_file=values.get("dem_xyzrgb_file") if used == "dem_xyzrgb_file" else None,
+        texture_image=values.get("texture_image"), texture_image_rotate_rad=math.radians(rotate_deg),
+        texture_extension_x=values.get("texture_extension_x", 0.0),
+        texture_extension_y=values.get("texture_extension_y", 0.0),
+        mesh_color=values.get("mesh_color", "#a0e0a0"), model_split_size=values.get("model_split_size", 0.0),
+        apply_kernel=kernel, kept=kept,
+    )
+    if dem_corner is not None:
+        for key in ("corner_min_x", "corner_min_y"):
+            if key in values:
+                warn(tag_nodes[key], f"<{key}> ignored: MVSim places a DEM at its own minimum corner")
+        spec.corner_min_x, spec.corner_min_y = dem_corner
+    else:
+        # MVSim centres the mesh on the origin unless a corner is given:
+        spec.corner_min_x = values.get("corner_min_x", -0.5 * (heights.shape[0] - 1) * resolution)
+        spec.corner_min_y = values.get("corner_min_y", -0.5 * (heights.shape[1] - 1) * resolution)
+    if isinstance(spec.texture_image, Path) and not spec.texture_image.is_file():
+        warn(tag_nodes["texture_image"], f"texture file not found: {spec.texture_image}")
+    return spec
+
+
+def _horizontal_plane(node: XmlNode, warn: Warn, context: str) -> HorizontalPlaneSpec:
+    spec = HorizontalPlaneSpec(source=_src(node), name=_name(node))
+    table = {
+        "x_min": ("x_min", _float), "x_max": ("x_max", _float), "y_min": ("y_min", _float),
+        "y_max": ("y_max", _float), "z": ("z", _float), "color": ("color", _color),
+        "enable_shadows": ("enable_shadows", _bool), "texture": ("texture", _resource),
+        "texture_size_x": ("texture_size_x", _pos_float), "texture_size_y": ("texture_size_y", _pos_float),
+        "cull_face": ("cull_face", _cull_face),
+    }
+    special, pose_of = _pose_handlers(warn)
+    kept_tags = _SIMULABLE_KEPT | {"geo_corner_sw", "geo_corner_ne"}
+    _read_children(node, spec, table, warn, context, special=special, kept=kept_tags)
+    spec.init_pose = pose_of()
+    _check_range(node, spec.x_min, spec.x_max, "x")
+    _check_range(node, spec.y_min, spec.y_max, "y")
+    _warn_missing_texture(node, spec.texture, warn)
+    return spec
+
+
+def _vertical_plane(node: XmlNode, warn: Warn, context: str) -> VerticalPlaneSpec:
+    spec = VerticalPlaneSpec(source=_src(node), name=_name(node))
+    table = {
+        "x0": ("x0", _float), "y0": ("y0", _float), "x1": ("x1", _float), "y1": ("y1", _float),
+        "z": ("z", _float), "height": ("height", _nonneg_float), "thickness": ("thickness", _pos_float),
+        "color": ("color", _color), "enable_shadows": ("enable_shadows", _bool),
+        "texture": ("texture", _resource), "texture_size_x": ("texture_size_x", _pos_float),
+        "texture_size_y": ("texture_size_y", _pos_float), "cull_face": ("cull_face", _cull_face),
+    }
+    special, pose_of = _pose_handlers(warn)
+
+    def opening(child: XmlNode) -> None:
+        item = _opening(child, warn)
+        if item is not None:
+            spec.openings.append(item)
+
+    special.update({"door": opening, "window": opening})
+    _read_children(node, spec, table, warn, context, special=special, kept=_SIMULABLE_KEPT)
+    spec.init_pose = pose_of()
+    if spec.x0 == spec.x1 and spec.y0 == spec.y1:
+        raise fail(node, f"vertical_plane end points (x0, y0) and (x1, y1) are the same: ({spec.x0:g}, {spec.y0:g})")
+    _warn_missing_texture(node, spec.texture, warn)
+    return spec
+
+
+def _opening(node: XmlNode, warn: Warn) -> WallOpening | None:
+    item = WallOpening(kind=node.tag)
+    attr_keys = {"position": "position", "width": "width", "z_min": "z_min", "z_start": "z_min",
+                 "z_max": "z_max", "z_end": "z_max"}
+    for attr, value in node.attrib.items():
+        if attr in attr_keys:
+            setattr(item, attr_keys[attr], parse_float(value, node, f"{node.tag} {attr}"))
+        elif attr == "name":
+            item.name = value.strip()
+        else:
+            warn(node, f"unknown attribute '{attr}' for <{node.tag}>; skipped")
+    table = {"position": ("position", _float), "width": ("width", _float), "z_min": ("z_min", _float),
+             "z_max": ("z_max", _float), "name": ("name", _text)}
+    _read_children(node, item, table, warn, f"<{node.tag}> in a vertical_plane")
+    if not 0.0 <= item.position <= 1.0:
+        clamped = min(max(item.position, 0.0), 1.0)
+        warn(node, f"{node.tag} position must be within [0, 1] (a fraction of the wall length), got "
+                   f"{item.position:g}; clamped to {clamped:g} as MVSim does")
+        item.position = clamped
+    if item.width <= 0.0:
+        warn(node, f"{node.tag} width must be > 0, got {item.width:g}; opening ignored as MVSim does")
+        return None
+    if item.z_max < item.z_min:
+        raise fail(node, f"{node.tag} z_max ({item.z_max:g}) is below z_min ({item.z_min:g})")
+    return item
+
+
+def _property_region(node: XmlNode, warn: Warn, context: str) -> PropertyRegionSpec:
+    spec = PropertyRegionSpec(source=_src(node), name=_name(node))
+    given: dict[str, tuple[Any, XmlNode]] = {}
+
+    def value_of(kind: Callable[[XmlNode], Any]) -> Callable[[XmlNode], None]:
+        def handle(child: XmlNode) -> None:
+            given[child.tag] = (kind(child), child)
+        return handle
+
+    table = {
+        "x_min": ("x_min", _float), "y_min": ("y_min", _float), "z_min": ("z_min", _float),
+        "x_max": ("x_max", _float), "y_max": ("y_max", _float), "z_max": ("z_max", _float),
+        "property_name": ("property_name", _text),
+    }
+    special = {"value_double": value_of(_float), "value_bool": value_of(_bool), "value_string": value_of(_text)}
+    _read_children(node, spec, table, warn, context, special=special)
+    for axis in "xyz":
+        _check_range(node, getattr(spec, f"{axis}_min"), getattr(spec, f"{axis}_max"), axis)
+    # MVSim's priority: a value_double anywhere wins over value_bool, which wins over value_string.
+    chosen = next((tag for tag in ("value_double", "value_bool", "value_string") if tag in given), None)
+    if chosen is not None:
+        spec.value = given[chosen][0]
+        for tag, (_, child) in given.items():
+            if tag != chosen:
+                warn(child, f"<{tag}> ignored: MVSim uses <{chosen}> when both are given")
+    if not spec.property_name:
+        warn(node, "property_region has no <property_name>; it will never match any query")
+    elif spec.value is None:
+        warn(node, f"property_region '{spec.property_name}' has no <value_double>, <value_bool> or <value_string>")
+    expected = KNOWN_PROPERTIES.get(spec.property_name)
+    if expected is not None and spec.value is not None:
+        if type(spec.value) is not expected:
+            tag = "value_double" if expected is float else "value_bool"
+            raise fail(given[chosen][1], f"property '{spec.property_name}' needs a <{tag}>, got <{chosen}>")
+        if expected is float and spec.value < 0:
+            raise fail(given[chosen][1], f"property '{spec.property_name}' must be >= 0, got {spec.value:g}")
+    return spec
+
+
+def _skybox(node: XmlNode, warn: Warn, context: str) -> SkyBoxSpec:
+    pattern_node: XmlNode | None = None
+
+    def textures(child: XmlNode) -> None:
+        nonlocal pattern_node
+        pattern_node = child
+
+    _read_children(node, None, {}, warn, context, special={"textures": textures})
+    if pattern_node is None or not pattern_node.text.strip():
+        raise fail(node, "skybox needs <textures>pattern</textures> with one '%s' for the face name")
+    raw = pattern_node.text.strip()
+    if raw.count("%s") != 1:
+        raise fail(pattern_node, f"the skybox texture pattern must contain exactly one '%s', got {raw!r}")
+    resolved = _resource(pattern_node)
+    spec = SkyBoxSpec(source=_src(node), textures=str(resolved), name=_name(node))
+    for face, where in spec.faces().items():
+        if isinstance(where, Path) and not where.is_file():
+            raise fail(pattern_node, f"skybox texture for face '{face}' not found: {where}")
+    return spec
+
+
+def _pointcloud(node: XmlNode, warn: Warn, context: str) -> PointCloudSpec:
+    files: dict[str, XmlNode] = {}
+    values: dict[str, Any] = {}
+
+    def file_tag(child: XmlNode) -> None:
+        files.setdefault(child.tag, child)  # MVSim reads the first of each
+
+    def pose(child: XmlNode) -> None:
+        values["pose"] = _pose3d(child)
+
+    table = {"points_size": ("points_size", _pos_float)}
+    holder = _Holder()
+    _read_children(node, holder, table, warn, context,
+                   special={"file_txt_2d": file_tag, "file_txt_3d": file_tag, "pose_3d": pose})
+    chosen = next((tag for tag in ("file_txt_2d", "file_txt_3d") if tag in files and files[tag].text.strip()),
+                  None)
+    if chosen is None:
+        raise fail(node, "pointcloud needs a <file_txt_2d> or <file_txt_3d> file")
+    if chosen == "file_txt_2d" and "file_txt_3d" in files:
+        warn(files["file_txt_3d"], "<file_txt_3d> ignored: MVSim uses <file_txt_2d> when both are given")
+    path = _local_path(files[chosen])
+    if not path.is_file():
+        raise fail(files[chosen], f"point cloud file not found: {path}")
+    return PointCloudSpec(
+        source=_src(node), file=path, dimensions=2 if chosen == "file_txt_2d" else 3, name=_name(node),
+        points_size=getattr(holder, "points_size", 3.0), pose=values.get("pose", Pose3()),
+    )
+
+
+_ELEMENT_PARSERS: dict[str, Callable[[XmlNode, Warn, str], ElementSpec]] = {
+    "ground_grid": _ground_grid,
+    "elevation_map": _elevation_map,
+    "horizontal_plane": _horizontal_plane,
+    "vertical_plane": _vertical_plane,
+    "property_region": _property_region,
+    "skybox": _skybox,
+    "pointcloud": _pointcloud,
+}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Elevation data
+# ----------------------------------------------------------------------------------------------------------
+
+
+def load_elevation_image(path: Path, min_z: float, max_z: float, node: XmlNode) -> np.ndarray:
+    """Heights [m] from a grey-level image, as MVSim's ElevationMap does.
+
+    The image is read as 8-bit grey (colour images: ITU-R 601 luma; 16-bit images: the high byte, as OpenCV's
+    grey loading does), then its own darkest level maps to ``min_z`` and its brightest to ``max_z`` linearly.
+    Result [i, j] = pixel at image row i (0 = top), column j (0 = left): see :class:`ElevationMapSpec`.
+    """
+    if not path.is_file():
+        raise fail(node, f"elevation image not found: {path}")
+    try:
+        with Image.open(path) as img:
+            grey = _grey8(img)
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        raise fail(node, f"cannot read elevation image {path}: {exc}") from None
+    low, high = float(grey.min()), float(grey.max())
+    if low == high:
+        raise fail(node, f"elevation image {path} has a single grey level ({low:g}); MVSim cannot scale it "
+                         "(it needs at least two different levels)")
+    return min_z + (grey - low) * ((max_z - min_z) / (high - low))
+
+
+def _grey8(img: Image.Image) -> np.ndarray:
+    """An image as float64 grey levels 0..255."""
+    if img.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I"):
+        values = np.asarray(img, dtype=np.int64)
+        if img.mode != "I" or values.max() > 255:
+            values = values >> 8  # 16-bit samples -> their high byte, as an 8-bit grey load does
+        return np.clip(values, 0, 255).astype(np.float64)
+    if img.mode == "F":
+        return np.clip(np.rint(np.asarray(img, dtype=np.float64)), 0, 255)
+    if img.mode not in ("L", "RGB"):
+        img = img.convert("RGB") if img.mode not in ("LA", "1") else img.convert("L")
+    return np.asarray(img.convert("L"), dtype=np.float64)
+
+
+def load_dem_xyzrgb(path: Path, resolution: float, node: XmlNode) -> tuple[np.ndarray, Point2]:
+    """Resample a DEM text file of "x y z r g b" rows into a height grid, as MVSim does.
+
+    The grid starts at the points' minimum (x, y), has ceil(extent / resolution) samples per axis, and sample
+    [i, j] takes the z of the point nearest (2D) to ((i + 0.5) * res, (j + 0.5) * res) from that corner.
+    Returns (heights, (corner_min_x, corner_min_y)). Colours are not kept.
+    """
+    if not path.is_file():
+        raise fail(node, f"DEM file not found: {path}")
+    data = np.array(_text_rows(path.read_text(errors="replace"), node, f"DEM file {path.name}", 6, exact=True))
+    xy = data[:, :2]
+    min_x, min_y = xy.min(axis=0)
+    nx = int(math.ceil((xy[:, 0].max() - min_x) / resolution))
+    ny = int(math.ceil((xy[:, 1].max() - min_y) / resolution))
+    if nx < 2 or ny < 2:
+        raise fail(node, f"DEM file {path} spans fewer than 2x2 cells at resolution {resolution:g}")
+    if nx * ny * len(data) > 2_000_000_000 or len(data) > 5_000_000:
+        raise fail(node, f"DEM file {path} is too large for this version ({len(data)} points, {nx}x{ny} cells; "
+                         "the nearest-point search here has no spatial index)")
+    local = xy - (min_x, min_y)
+    ix, iy = np.meshgrid(np.arange(nx), np.arange(ny), indexing="ij")
+    centres = (np.stack([ix.ravel(), iy.ravel()], axis=1) + 0.5) * resolution
+    nearest = np.empty(len(centres), dtype=np.int64)
+    chunk = max(1, 4_000_000 // len(data))  # cells per batch: at most ~4e6 distances in memory
+    for start in range(0, len(centres), chunk):
+        part = centres[start:start + chunk]
+        d2 = (part[:, None, 0] - local[None, :, 0]) ** 2 + (part[:, None, 1] - local[None, :, 1]) ** 2
+        nearest[start:start + len(part)] = np.argmin(d2, axis=1)
+    return data[nearest, 2].reshape(nx, ny), (float(min_x), float(min_y))
+
+
+def _kernel(text: str, node: XmlNode) -> np.ndarray:
+    rows = _text_rows(text, node, "apply_kernel", 1)
+    kernel = np.array(rows) if rows and all(len(r) == len(rows[0]) for r in rows) else None
+    if kernel is None or kernel.shape[0] != kernel.shape[1] or kernel.shape[0] < 3 or kernel.shape[0] % 2 == 0:
+        raise fail(node, "apply_kernel must be a square matrix of odd size >= 3, one row per line")
+    if abs(kernel.sum() - 1.0) >= 5e-3:
+        raise fail(node, f"apply_kernel must be normalised (sum to 1), its sum is {kernel.sum():g}")
+    return kernel
+
+
+def _convolve_zero_padded(data: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """out[i, j] = sum_k,l kernel[k, l] * data[i + k - r, j + l - r], samples outside the grid counting as 0."""
+    r = kernel.shape[0] // 2
+    padded = np.pad(data, r)
+    out = np.zeros_like(data, dtype=np.float64)
+    rows, cols = data.shape
+    for k in range(kernel.shape[0]):
+        for m in range(kernel.shape[1]):
+            out += kernel[k, m] * padded[k:k + rows, m:m + cols]
+    return out
+
+
+def _matlab_matrix(text: str, node: XmlNode, what: str) -> np.ndarray:
+    """A matrix written as "[a b c; d e f]" (rows split by ';', values by spaces or commas)."""
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        raise fail(node, f"{what}: expected a matrix like [1 2 3; 4 5 6], got {text!r}")
+    rows = [r for r in body[1:-1].split(";") if r.strip()]
+    values = [[parse_float(v, node, what) for v in re.split(r"[\s,]+", r.strip()) if v] for r in rows]
+    if not values or any(len(r) != len(values[0]) for r in values):
+        raise fail(node, f"{what}: all rows must have the same number of values")
+    return np.array(values, dtype=np.float64)
+
+
+def _text_rows(text: str, node: XmlNode, what: str, min_cols: int, exact: bool = False) -> list[list[float]]:
+    """Numbers per line (spaces, tabs or commas between them); empty lines and lines starting '#'/'%' skipped."""
+    rows = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#%":
+            continue
+        row = [parse_float(v, node, what) for v in re.split(r"[\s,]+", line) if v]
+        if len(row) < min_cols or (exact and len(row) != min_cols):
+            need = f"exactly {min_cols}" if exact else f"at least {min_cols}"
+            raise fail(node, f"{what}: each line needs {need} numbers, got {line!r}")
+        rows.append(row)
+    if not rows:
+        raise fail(node, f"{what}: no data")
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Walls
+# ----------------------------------------------------------------------------------------------------------
+
+
+def _wall_segments(walls: WallsSpec, shape_node: XmlNode) -> list[WallSegment]:
+    """MVSim's wall boxes: a segment end that lies within 1.01 * thickness of an end of an earlier segment is
+    pushed outwards by thickness / 2, so that walls meeting at a corner overlap instead of leaving a notch."""
+    rot, trans = walls.transformation[:3, :3], walls.transformation[:3, 3]
+    points = [rot @ np.array([x, y, 0.0]) + trans for x, y in walls.shape]
+    half = 0.5 * walls.wall_thickness
+    snap2 = (1.01 * walls.wall_thickness) ** 2
+    earlier: list[np.ndarray] = []
+    segments = []
+    for a, b in zip(points[0::2], points[1::2]):
+        a2, b2 = a[:2], b[:2]
+        vec = b2 - a2
+        norm = float(np.hypot(*vec))
+        if norm <= 0.0:
+            raise fail(shape_node, f"<walls> segment from ({a2[0]:g}, {a2[1]:g}) to itself has zero length")
+        unit = vec / norm
+
+        def near(p: np.ndarray) -> bool:
+            return any(float(np.sum((p - q) ** 2)) < snap2 for q in earlier)
+
+        end1 = a2 - unit * half if near(a2) else a2
+        end2 = b2 + unit * half if near(b2) else b2
+        earlier.extend((a2, b2))
+        centre = 0.5 * (end1 + end2)
+        segments.append(WallSegment(
+            x0=float(a2[0]), y0=float(a2[1]), x1=float(b2[0]), y1=float(b2[1]),
+            center_x=float(centre[0]), center_y=float(centre[1]), yaw=math.atan2(vec[1], vec[0]),
+            length=float(np.hypot(*(end2 - end1))), thickness=walls.wall_thickness, height=walls.wall_height,
+        ))
+    return segments
+
+
+def _shape_points(node: XmlNode) -> list[Point2]:
+    points = []
+    for pt in node.findall("pt"):
+        x, y = parse_floats(pt.text, pt, "shape point 'x y'", 2)
+        points.append((x, y))
+    if len(points) < 3:
+        raise fail(node, f"<shape> needs 3 or more <pt>x y</pt> entries, got {len(points)}")
+    for child in node.children:
+        if child.tag != "pt":
+            raise fail(child, "only <pt>x y</pt> entries are allowed inside <shape>")
+    return points
+
+
+def _matrix4(node: XmlNode) -> np.ndarray:
+    matrix = _matlab_matrix(node.text, node, "transformation")
+    if matrix.shape != (4, 4):
+        raise fail(node, f"transformation must be a 4x4 matrix, got {matrix.shape[0]}x{matrix.shape[1]}")
+    return matrix
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Child dispatch and value converters
+# ----------------------------------------------------------------------------------------------------------
+
+
+class _Holder:
+    """Attribute bag for parsers that collect values before building their spec."""
+
+
+def _read_children(
+    node: XmlNode,
+    target: Any,
+    table: dict[str, tuple[str, Callable[[XmlNode], Any]]],
+    warn: Warn,
+    context: str,
+    special: dict[str, Callable[[XmlNode], None]] | None = None,
+    kept: frozenset[str] | set[str] = frozenset(),
+) -> None:
+    """Set target.<field> from each child in `table` (later children win, as in MVSim), call `special`
+    handlers, keep-and-warn the `kept` tags and warn about the rest."""
+    special = special or {}
+    for child in node.children:
+        if child.tag in table:
+            key, convert = table[child.tag]
+            setattr(target, key, convert(child))
+        elif child.tag in special:
+            special[child.tag](child)
+        elif child.tag in kept:
+            if target is not None and hasattr(target, "kept"):
+                target.kept.append(_keep(child))
+            warn(child, f"{context}: <{child.tag}> not used by this version; kept")
+        else:
+            warn(child, f"unknown parameter for {context}; skipped")
+
+
+def _pose_handlers(warn: Warn) -> tuple[dict[str, Callable[[XmlNode], None]], Callable[[], Pose3 | None]]:
+    """Handlers for <init_pose> "x y yaw_deg" and <init_pose3d> "x y z yaw pitch roll" (degrees); MVSim
+    uses <init_pose> when both are present."""
+    found: dict[str, tuple[Pose3, XmlNode]] = {}
+
+    def init_pose(child: XmlNode) -> None:
+        x, y, yaw = parse_floats(child.text, child, "init_pose 'x y yaw_deg'", 3)
+        found.setdefault("init_pose", (Pose3(x, y, 0.0, math.radians(yaw)), child))
+
+    def init_pose3d(child: XmlNode) -> None:
+        found.setdefault("init_pose3d", (_pose3d(child), child))
+
+    def result() -> Pose3 | None:
+        if "init_pose" in found:
+            if "init_pose3d" in found:
+                warn(found["init_pose3d"][1], "<init_pose3d> ignored: MVSim uses <init_pose> when both are given")
+            return found["init_pose"][0]
+        return found["init_pose3d"][0] if "init_pose3d" in found else None
+
+    return {"init_pose": init_pose, "init_pose3d": init_pose3d}, result
+
+
+def _pose3d(node: XmlNode) -> Pose3:
+    x, y, z, yaw, pitch, roll = parse_floats(node.text, node, f"{node.tag} 'x y z yaw_deg pitch_deg roll_deg'", 6)
+    return Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll))
+
+
+def _float(node: XmlNode) -> float:
+    return parse_float(node.text, node, node.tag)
+
+
+def _pos_float(node: XmlNode) -> float:
+    return positive(parse_float(node.text, node, node.tag), node, node.tag)
+
+
+def _nonneg_float(node: XmlNode) -> float:
+    value = parse_float(node.text, node, node.tag)
+    if value < 0.0:
+        raise fail(node, f"{node.tag}: must be >= 0, got {value:g}")
+    return value
+
+
+def _int(node: XmlNode) -> int:
+    value = parse_float(node.text, node, node.tag)
+    if value != int(value):
+        raise fail(node, f"{node.tag}: expected an integer, got {node.text!r}")
+    return int(value)
+
+
+def _pos_int(node: XmlNode) -> int:
+    value = _int(node)
+    if value < 1:
+        raise fail(node, f"{node.tag}: must be >= 1, got {value}")
+    return value
+
+
+def _deg(node: XmlNode) -> float:
+    return math.radians(parse_float(node.text, node, f"{node.tag} [deg]"))
+
+
+def _bool(node: XmlNode) -> bool:
+    return parse_bool(node.text, node, node.tag)
+
+
+def _color(node: XmlNode) -> str:
+    return parse_color(node.text, node, node.tag)
+
+
+def _text(node: XmlNode) -> str:
+    return node.text.strip()
+
+
+def _point3(node: XmlNode) -> Point3:
+    values = parse_floats(node.text, node, f"{node.tag} 'x y [z]'", (2, 3))
+    return (values[0], values[1], values[2] if len(values) == 3 else 0.0)
+
+
+def _cull_face(node: XmlNode) -> str:
+    value = node.text.strip()
+    if value not in CULL_FACES:
+        raise fail(node, f"cull_face must be one of {', '.join(CULL_FACES)}, got {value!r}")
+    return value
+
+
+def _local_path(node: XmlNode) -> Path:
+    """A file named by a tag, absolute (relative names resolve against the XML file's directory)."""
+    text = node.text.strip()
+    if not text:
+        raise fail(node, f"{node.tag}: expected a file name")
+    if text.startswith(_REMOTE_PREFIXES):
+        raise fail(node, f"{node.tag}: MVSim reads this file locally; a URL is not accepted here, got {text!r}")
+    if text.startswith("file://"):
+        text = text[len("file://"):]
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = Path(node.file).parent / path
+    return path.resolve()
+
+
+def _resource(node: XmlNode) -> Path | str:
+    """A local file (absolute Path) or a remote resource (URL string, kept as written)."""
+    text = node.text.strip()
+    if not text:
+        raise fail(node, f"{node.tag}: expected a file name or URL")
+    if text.startswith(_REMOTE_PREFIXES):
+        return text
+    return _local_path(node)
+
+
+def _as_resource(text: str) -> Path | str:
+    return text if text.startswith(_REMOTE_PREFIXES) else Path(text)
+
+
+def _warn_missing_texture(node: XmlNode, texture: Path | str | None, warn: Warn) -> None:
+    if isinstance(texture, Path) and not texture.is_file():
+        where = node.find("texture") or node
+        warn(where, f"texture file not found: {texture}")
+
+
+def _check_range(node: XmlNode, low: float, high: float, axis: str) -> None:
+    if high < low:
+        raise fail(node, f"{axis}_max ({high:g}) is smaller than {axis}_min ({low:g})")
+
+
+def _keep(node: XmlNode) -> KeptTag:
+    return KeptTag(node.tag, dict(node.attrib), node.text, [_keep(c) for c in node.children], _src(node))
+
+
+def _src(node: XmlNode) -> SourceRef:
+    return SourceRef(node.file, node.line, node.tag)
+
+
+def _name(node: XmlNode) -> str:
+    return node.attrib.get("name", "").strip()
+
+
+def _warner(warn: Warn | None) -> Warn:
+    if warn is not None:
+        return warn
+
+    def to_python_warnings(node: XmlNode, message: str) -> None:
+        warnings.warn(f"{node.file}:{node.line}: <{node.tag}>: {message}", WorldFileWarning, stacklevel=3)
+
+    return to_python_warnings
