@@ -52,7 +52,10 @@ class WheelControllers:
             is_pid = spec.kind == "twist_pid"
             p = spec.params
             for wheel in vehicle.wheels:
-                if is_pid:
+                if not wheel.driven:  # casters and passive wheels: no motor
+                    rows.append((0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+                    raw.append(0.0)
+                elif is_pid:
                     rows.append((1.0, p["KP"], p["KI"], p["KD"], p["I_MAX"], p["max_torque"]))
                     raw.append(0.0)
                 else:

@@ -13,6 +13,7 @@ from mvsim_ros.physics.friction import FRICTION_MODELS
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry, odometry_wheel_pairs
 from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities
+from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.specs import WorldSpec
 
 #: Wheel spin angles are wrapped into [-pi, pi) every this many steps (seed 001 wraps them past 1e4 rad; a
@@ -20,8 +21,37 @@ from mvsim_ros.world.specs import WorldSpec
 PHI_WRAP_CHECK_STEPS = 1000
 
 
+#: What this version's physics simulates; other world content loads but is refused here with a clear error.
+SIMULATED_DYNAMICS = ("differential", "differential_3_wheels", "differential_4_wheels")
+SIMULATED_CONTROLLERS = ("raw", "twist_pid")
+SIMULATED_FRICTION = tuple(FRICTION_MODELS)
+
+
 class SimulationDiverged(RuntimeError):
     """The state became non-finite (NaN or infinity); the simulation refuses to carry on."""
+
+
+def check_simulated(world: WorldSpec) -> list[str]:
+    """Raise WorldFileError for content the physics cannot simulate; return warnings for what it leaves out."""
+    for vehicle in world.vehicles:
+        for what, value, supported in (
+            ("dynamics", vehicle.dynamics, SIMULATED_DYNAMICS),
+            ("controller", vehicle.controller.kind, SIMULATED_CONTROLLERS),
+            ("friction model", vehicle.friction.model, SIMULATED_FRICTION),
+        ):
+            if value not in supported:
+                src = vehicle.source
+                raise WorldFileError(
+                    f"vehicle '{vehicle.name}' uses {what} '{value}', which this version does not simulate yet "
+                    f"(simulated: {', '.join(supported)})",
+                    file=src.file if src else world.source_file, line=src.line if src else None, tag="vehicle")
+    warnings = []
+    if world.joints:
+        warnings.append(f"{len(world.joints)} <joint> element(s) are not simulated by this version")
+    if world.elements:
+        kinds = sorted({type(e).__name__ for e in world.elements})
+        warnings.append(f"world elements simulated as flat ground or not at all: {', '.join(kinds)}")
+    return warnings
 
 
 class Simulation:
@@ -36,6 +66,7 @@ class Simulation:
     """
 
     def __init__(self, world: WorldSpec, command_timeout: float = 0.0):
+        self.warnings = check_simulated(world)
         self.spec = world
         self.dt = float(world.timestep)
         self.time = 0.0

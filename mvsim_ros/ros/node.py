@@ -15,6 +15,7 @@ from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 
 from mvsim_ros.physics import Simulation, SimulationDiverged
+from mvsim_ros.ros.map_publisher import MapPublisher
 from mvsim_ros.ros.publishers import PublishRates, SimPublishers
 from mvsim_ros.ros.qos import COMMAND_QOS
 from mvsim_ros.ros.status import StatusLine
@@ -29,6 +30,7 @@ class MvsimNode(Node):
     """ROS 2 node around a Simulation.
 
     Parameters: world_file (path), headless (bool), realtime_factor (1.0; 0 = as fast as possible),
+    allow_shell_in_world (bool: let $(command) in world files run programs), random_seed (int: rand() in $f{}),
     simul_rate [Hz] (timer rate of the simulation loop), base_watchdog_timeout [s] (a vehicle whose cmd_vel
     goes quiet this long stops; 0 = never), force_publish_vehicle_namespace (bool), odometry_publish_rate and
     clock_publish_rate [Hz of simulated time], do_fake_localization (bool: map->odom identity),
@@ -40,12 +42,13 @@ class MvsimNode(Node):
         p = self._declare_parameters()
         if not p["world_file"]:
             raise WorldFileError("parameter 'world_file' is empty: give the path of an MVSim world XML file")
-        spec = load_world(resolve_world_file(p["world_file"]))
-        for warning in spec.warnings:
-            self.get_logger().warning(warning)
+        spec = load_world(resolve_world_file(p["world_file"]), random_seed=p["random_seed"],
+                          allow_shell=p["allow_shell_in_world"])
         if not p["headless"]:
             self.get_logger().warning("this version has no GUI; running headless")
         self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
+        for warning in spec.warnings + self.sim.warnings:
+            self.get_logger().warning(warning)
         self.realtime_factor = max(0.0, p["realtime_factor"])
         self.publishers_ = SimPublishers(
             self,
@@ -54,6 +57,7 @@ class MvsimNode(Node):
             force_namespace=p["force_publish_vehicle_namespace"],
             fake_localization=p["do_fake_localization"],
         )
+        self.map_publisher = MapPublisher(self, spec.occupancy_grids)
         for i, prefix in enumerate(self.publishers_.prefixes):
             self.create_subscription(Twist, prefix + "cmd_vel", partial(self._on_cmd_vel, i), COMMAND_QOS)
 
@@ -87,6 +91,8 @@ class MvsimNode(Node):
             "clock_publish_rate": 100.0,
             "do_fake_localization": True,
             "status_period": 0.0,
+            "allow_shell_in_world": False,
+            "random_seed": 0,
         }
         return {name: self.declare_parameter(name, value).value for name, value in defaults.items()}
 

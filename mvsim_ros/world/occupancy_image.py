@@ -36,11 +36,12 @@ def load_occupancy_image(
     rows, cols = gray.shape
     cx = cols / 2.0 if center_px[0] < 0 else center_px[0]
     cy = rows / 2.0 if center_px[1] < 0 else center_px[1]
-    occupied = (1.0 - gray) > occupied_threshold
+    occupancy = 1.0 - gray[::-1, :]  # row 0 = bottom (minimum y)
     return OccupancyGridSpec(
-        occupied=np.ascontiguousarray(occupied[::-1, :]),  # row 0 = bottom (minimum y)
+        occupied=np.ascontiguousarray(occupancy > occupied_threshold),
         resolution=resolution,
         x_min=-cx * resolution,
         y_min=-(rows - cy) * resolution,
         source_file=str(path),
+        occupancy=np.ascontiguousarray(np.rint(occupancy * 100.0).astype(np.int8)),
     )

@@ -44,6 +44,18 @@ class Twist2:
 
 
 @dataclass
+class Pose3:
+    """A 3D pose: x, y, z [m] and yaw, pitch, roll [rad] (rotations about z, then y, then x)."""
+
+    x: float = 0.0
+    y: float = 0.0
+    z: float = 0.0
+    yaw: float = 0.0
+    pitch: float = 0.0
+    roll: float = 0.0
+
+
+@dataclass
 class WheelSpec:
     """One wheel, located in the vehicle frame.
 
@@ -59,6 +71,8 @@ class WheelSpec:
     width: float = 0.2
     diameter: float = 0.4
     side: int = 0
+    driven: bool = True
+    visual: object | None = None  # VisualSpec (world/visual_models.py) when the wheel has a <visual>
 
     @property
     def radius(self) -> float:
@@ -79,6 +93,8 @@ class ChassisSpec:
     zmin: float = 0.05
     zmax: float = 0.6
     shape: list[Point2] = field(default_factory=list)
+    color: str = "#ff0000"
+    shape_from_visual: bool = False
 
 
 @dataclass
@@ -103,8 +119,62 @@ class ControllerSpec:
 
 
 @dataclass
+class DrivetrainSpec:
+    """Ackermann drivetrain: differential type (open_front, ..., torsen_4wd) and its split/bias parameters."""
+
+    type: str
+    params: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class SensorSpec:
+    """A sensor on a vehicle (or standalone in the world): class, name, pose on its parent, parameters.
+
+    params holds each parameter tag's final text (units as the sensor class defines them); publish holds the
+    <publish> group (its attributes and children) as text. The sensors issue turns these into sensor models.
+    """
+
+    kind: str
+    name: str
+    pose: Pose3 = field(default_factory=Pose3)
+    params: dict[str, str] = field(default_factory=dict)
+    publish: dict[str, str] = field(default_factory=dict)
+    visual: object | None = None
+    source: SourceRef | None = None
+
+
+@dataclass
+class JointSpec:
+    """A joint between two bodies (vehicles or blocks) by name.
+
+    kind: "revolute" (a pin; optional angle limits [rad]) or "distance" (a rope/rod between min and max length
+    [m], with stiffness [Hz] and damping ratio as Box2D's distance joint takes them). Anchors are in each body's
+    own frame [m].
+    """
+
+    kind: str
+    body_a: str
+    body_b: str
+    anchor_a: Point2 = (0.0, 0.0)
+    anchor_b: Point2 = (0.0, 0.0)
+    enable_limit: bool = False
+    lower_angle: float = 0.0
+    upper_angle: float = 0.0
+    min_length: float = 0.0
+    max_length: float = 0.0
+    stiffness: float = 0.0
+    damping: float = 0.0
+    source: SourceRef | None = None
+
+
+@dataclass
 class VehicleSpec:
-    """One vehicle instance, with its class already merged in."""
+    """One vehicle instance, with its class already merged in.
+
+    dynamics_params: model-specific values (e.g. max_steer_ang [rad] for Ackermann kinds).
+    odometry: multipliers of the odometry increments (x_multiplier, y_multiplier, yaw_multiplier), 1 = exact.
+    publish: the <publish> group as text.
+    """
 
     name: str
     class_name: str
@@ -115,6 +185,12 @@ class VehicleSpec:
     controller: ControllerSpec
     init_pose: Pose2 = field(default_factory=Pose2)
     init_vel: Twist2 = field(default_factory=Twist2)
+    dynamics_params: dict[str, float] = field(default_factory=dict)
+    drivetrain: DrivetrainSpec | None = None
+    sensors: list[SensorSpec] = field(default_factory=list)
+    odometry: dict[str, float] = field(default_factory=dict)
+    publish: dict[str, str] = field(default_factory=dict)
+    visual: object | None = None
     source: SourceRef | None = None
 
 
@@ -136,6 +212,9 @@ class BlockSpec:
     static: bool = False
     intangible: bool = False
     init_pose: Pose2 = field(default_factory=Pose2)
+    geometry: object | None = None  # Geometry (world/block_geometry.py) the outline came from
+    visual: object | None = None  # VisualSpec (world/visual_models.py)
+    publish: dict[str, str] = field(default_factory=dict)
     source: SourceRef | None = None
 
 
@@ -152,6 +231,7 @@ class OccupancyGridSpec:
     x_min: float
     y_min: float
     source_file: str = ""
+    occupancy: np.ndarray | None = None  # int8, nav_msgs/OccupancyGrid convention: 0..100, -1 unknown
     restitution: float = 0.01
     lateral_friction: float = 0.5
 
@@ -179,7 +259,16 @@ class WorldSpec:
     b2d_vel_iters: int = 6
     b2d_pos_iters: int = 3
     gravity: float = 9.81
+    collision_threshold: float = 0.0
     vehicles: list[VehicleSpec] = field(default_factory=list)
     blocks: list[BlockSpec] = field(default_factory=list)
     occupancy_grids: list[OccupancyGridSpec] = field(default_factory=list)
+    elements: list[object] = field(default_factory=list)  # world/elements.py specs (ground grid, terrain, ...)
+    sensors: list[SensorSpec] = field(default_factory=list)  # standalone sensors placed in the world
+    joints: list[JointSpec] = field(default_factory=list)
+    gui: object | None = None
+    georeference: object | None = None
+    lights: object | None = None
+    walls: list[object] = field(default_factory=list)
+    other_params: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)

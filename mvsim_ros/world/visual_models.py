@@ -28,7 +28,7 @@ scale is applied, and a ``Z_UP`` (or ``X_UP``) file is turned to Y-up, (x, y, z)
 
 This simulator has no network at run time: a remote model is never fetched; one warning per URI per
 process says so, and the caller keeps the declared shape. Missing, unreadable or unsupported local files
-are warnings too (once per file per process), never errors: the world still loads.
+are warnings too, never errors: the world still loads.
 """
 
 from __future__ import annotations
@@ -146,15 +146,14 @@ def load_model_footprint(
     padded range for the same result). Kept triangles count whole, for footprint and heights alike.
 
     None, silently, for an empty model_uri or a disabled group. None with ``warn(message)`` for a remote
-    URI (once per URI per process), and for a missing, unreadable, unsupported or empty local model
-    (once per file and reason per process). Relative paths resolve against base_dir.
+    URI, and for a missing, unreadable, unsupported or empty local model. Relative paths resolve against
+    base_dir.
     """
     uri = visual.model_uri.strip()
     if not uri or not visual.enabled:
         return None
     if is_remote_uri(uri):
-        _warn_once(warn, ("remote", uri),
-                   f"remote model URI not fetched (no network): {uri}; using the declared shape/bounding box")
+        warn(f"remote model URI not fetched (no network): {uri}; using the declared shape/bounding box")
         return None
     local = uri[len("file://"):] if uri.lower().startswith("file://") else uri
     path = Path(local).expanduser()
@@ -173,14 +172,12 @@ def load_model_footprint(
         keep |= np.any(tri_z > zhi, axis=1) & np.any(tri_z < zlo, axis=1)
         pts = pts[np.unique(faces[keep])]
         if len(pts) == 0:
-            _warn_once(warn, ("slice", str(path), zlo, zhi),
-                       f"3D model {uri}: nothing of it lies within z [{zlo:g}, {zhi:g}] m; "
-                       "using the declared shape/bounding box")
+            warn(f"3D model {uri}: nothing of it lies within z [{zlo:g}, {zhi:g}] m; "
+                 "using the declared shape/bounding box")
             return None
     hull = convex_hull_2d(pts[:, :2])
     if len(hull) < 3:
-        _warn_once(warn, ("flat", str(path)),
-                   f"3D model {uri}: its vertices have no area seen from above; using the declared shape/bounding box")
+        warn(f"3D model {uri}: its vertices have no area seen from above; using the declared shape/bounding box")
         return None
     footprint = simplify_hull_outer(hull, max_vertices)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
@@ -197,32 +194,21 @@ def clear_model_cache() -> None:
 # --------------------------------------------------------------------------------------------------
 
 _LOCK = threading.Lock()
-_WARNED: set[tuple] = set()
 #: resolved path -> (size, mtime_ns, (vertices (N,3), faces (M,3)) or None when it failed)
 _CACHE: dict[str, tuple[int, int, tuple[np.ndarray, np.ndarray] | None]] = {}
-
-
-def _warn_once(warn: Callable[[str], None], key: tuple, message: str) -> None:
-    with _LOCK:
-        if key in _WARNED:
-            return
-        _WARNED.add(key)
-    warn(message)
 
 
 def _load_mesh(path: Path, uri: str, warn: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray] | None:
     """Vertices (N,3) in the model's frame (ASSIMP conventions applied) and triangles (M,3), cached; or None."""
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_MODEL_EXTENSIONS:
-        _warn_once(warn, ("format", str(path)),
-                   f"3D model format '{suffix or path.name}' not supported here ({uri}; readable: "
-                   f"{', '.join(SUPPORTED_MODEL_EXTENSIONS)}); using the declared shape/bounding box")
+        warn(f"3D model format '{suffix or path.name}' not supported here ({uri}; readable: "
+             f"{', '.join(SUPPORTED_MODEL_EXTENSIONS)}); using the declared shape/bounding box")
         return None
     try:
         stat = path.stat()
     except OSError:
-        _warn_once(warn, ("missing", str(path)),
-                   f"3D model file not found: {path} (model_uri {uri}); using the declared shape/bounding box")
+        warn(f"3D model file not found: {path} (model_uri {uri}); using the declared shape/bounding box")
         return None
     key = str(path.resolve())
     with _LOCK:
@@ -239,8 +225,7 @@ def _load_mesh(path: Path, uri: str, warn: Callable[[str], None]) -> tuple[np.nd
     with _LOCK:
         _CACHE[key] = (stat.st_size, stat.st_mtime_ns, mesh)
     if mesh is None:
-        _warn_once(warn, ("unreadable", key, stat.st_size, stat.st_mtime_ns),
-                   f"3D model {path} could not be read ({problem}); using the declared shape/bounding box")
+        warn(f"3D model {path} could not be read ({problem}); using the declared shape/bounding box")
     return mesh
 
 

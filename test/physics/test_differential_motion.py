@@ -132,7 +132,7 @@ def test_same_world_and_commands_give_the_same_trajectory():
 
 def test_movable_block_is_pushed_and_friction_stops_it():
     block = """<block name="crate"><mass>10</mass><ground_friction>0.3</ground_friction>
-      <geometry type="box" lx="0.4" ly="0.4"/><init_pose>1.0 0 0</init_pose></block>"""
+      <geometry type="box" lx="0.4" ly="0.4" lz="0.4"/><init_pose>1.0 -0.2 0</init_pose></block>"""
     sim = Simulation(load_world_string(robot_world_xml(extra=block)))
     sim.set_twist(0, 0.5, 0.0)
     sim.run(3.0)
@@ -168,7 +168,7 @@ def test_raw_torque_accelerates_chassis_and_wheel_inertia_as_in_closed_form():
 
 
 def test_a_world_without_vehicles_steps():
-    world = load_world_string('<mvsim_world><block name="b"><geometry type="box" lx="1" ly="1"/>'
+    world = load_world_string('<mvsim_world><block name="b"><geometry type="box" lx="1" ly="1" lz="1"/>'
                               '<init_pose>2 3 90</init_pose></block></mvsim_world>')
     sim = Simulation(world)
     sim.run(0.1)

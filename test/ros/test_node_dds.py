@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import rclpy
 from geometry_msgs.msg import Twist
-from nav_msgs.msg import Odometry
+from nav_msgs.msg import MapMetaData, OccupancyGrid, Odometry
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Bool
@@ -57,6 +57,11 @@ class Probe:
         n.create_subscription(TFMessage, "/r1/tf_static", self.tf_static.append,
                               QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         n.create_subscription(Bool, "/r1/collision", lambda m: self.collision.append(m.data), 50)
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.maps: list[OccupancyGrid] = []
+        self.map_info: list[MapMetaData] = []
+        n.create_subscription(OccupancyGrid, "/simul_map", self.maps.append, latched)
+        n.create_subscription(MapMetaData, "/simul_map_metadata", self.map_info.append, latched)
         self.cmd = n.create_publisher(Twist, "/r1/cmd_vel", 10)
         self.executor = rclpy.executors.SingleThreadedExecutor(context=context)
         self.executor.add_node(n)
@@ -168,6 +173,29 @@ def test_nan_commands_are_dropped_and_the_last_valid_command_kept(running_node):
     assert all(abs(m.twist.twist.angular.z) < 0.02 for m in recent)
     assert all(math.isfinite(m.pose.pose.position.x) for m in probe.odom)
     assert proc.poll() is None  # the node is still running
+
+
+def test_occupancy_grid_is_published_latched_as_simul_map(running_node):
+    _, probe = running_node
+    assert probe.wait_for(lambda: probe.maps and probe.map_info, timeout=10.0)
+    grid = probe.maps[-1]
+    assert grid.header.frame_id == "map"
+    assert (grid.info.width, grid.info.height, grid.info.resolution) == (240, 160, pytest.approx(0.1))
+    assert (grid.info.origin.position.x, grid.info.origin.position.y) == (pytest.approx(-12.0), pytest.approx(-8.0))
+    assert probe.map_info[-1] == grid.info
+    cells = list(grid.data)
+    assert len(cells) == 240 * 160
+    # The room's outer walls are 3 px thick on each side: the whole bottom row is wall, a central cell is free.
+    assert cells[:240] == [100] * 240
+    assert cells[80 * 240 + 120] == 0
+
+
+def test_world_with_content_not_simulated_yet_exits_with_a_clear_message():
+    world = DEMO_WORLD.parent / "elevation_car.world.xml"
+    result = subprocess.run(node_command(f"world_file:={world}"), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "vehicle 'car1' uses dynamics 'ackermann', which this version does not simulate yet" in result.stderr
+    assert f"{world}:" in result.stderr
 
 
 def test_missing_world_file_exits_non_zero_with_the_path(tmp_path):

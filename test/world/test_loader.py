@@ -27,7 +27,9 @@ def test_demo_world_loads_with_its_values():
     assert r2.controller.kind == "twist_pid" and r2.controller.params["max_torque"] == 6.5
     assert [b.name for b in world.blocks] == ["box1", "box2", "box3"]
     assert world.blocks[1].init_pose.yaw == pytest.approx(math.radians(30))
-    assert world.blocks[0].shape == [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)]
+    # MVSim anchors a <geometry type="box"> at its corner: (0, 0) .. (lx, ly) in the block frame.
+    assert world.blocks[0].shape == [(0.0, 0.0), (0.8, 0.0), (0.8, 0.8), (0.0, 0.8)]
+    assert (world.blocks[0].zmin, world.blocks[0].zmax) == (0.0, 0.8)
     grid = world.occupancy_grids[0]
     assert grid.occupied.shape == (160, 240) and grid.resolution == 0.1
     assert (grid.x_min, grid.y_min) == pytest.approx((-12.0, -8.0))
@@ -62,7 +64,7 @@ def test_include_with_variables_and_name_substitution(tmp_path):
     (tmp_path / "defs").mkdir()
     (tmp_path / "defs" / "crate.block.xml").write_text(
         '<block:class name="crate_${size}">\n  <mass>${mass|12}</mass>\n'
-        '  <geometry type="box" lx="${size}" ly="${size}"/>\n</block:class>\n')
+        '  <geometry type="box" lx="${size}" ly="${size}" lz="1"/>\n</block:class>\n')
     world_file = tmp_path / "w.world.xml"
     world_file.write_text(
         '<mvsim_world version="1.0">\n  <variable name="side" value="0.5"/>\n'
@@ -70,7 +72,7 @@ def test_include_with_variables_and_name_substitution(tmp_path):
         '  <block class="crate_0.5" name="c1"><init_pose>1 1 0</init_pose></block>\n</mvsim_world>\n')
     block = load_world(world_file).blocks[0]
     assert block.name == "c1" and block.mass == 12.0
-    assert block.shape[2] == (0.25, 0.25)
+    assert block.shape[2] == (0.5, 0.5)
 
 
 def test_include_cycle_is_reported_with_the_chain(tmp_path):
@@ -86,7 +88,7 @@ def test_include_cycle_is_reported_with_the_chain(tmp_path):
     ('<friction class="default">', '<friction class="sandpaper">', 14, "friction",
      "unknown friction class 'sandpaper'; valid: default"),
     ('<controller class="twist_pid">', '<controller class="magic">', 10, "controller",
-     "unknown controller class 'magic'; valid: raw, twist_pid"),
+     "unknown controller class 'magic' for this dynamics; valid: raw, twist_pid, twist_ideal"),
     ('<KP>60.0</KP>', '<KP>fast</KP>', 11, "KP", "KP: expected a number, got 'fast'"),
     ('mass="1.0" width', 'mass="-1" width', 8, "l_wheel", "wheel mass: must be > 0"),
     ('<init_pose>0 0 0</init_pose>', '<init_pose>0 0</init_pose>', 16, "init_pose", "expected 3 numbers"),
@@ -117,12 +119,13 @@ def test_missing_world_and_missing_image_are_reported(tmp_path, write_world):
         load_world(write_world(robot_world_xml(grid_file="nope.png")))
 
 
-def test_unimplemented_tags_warn_with_location_and_the_world_still_loads():
-    text = robot_world_xml(extra='<gui><ortho>false</ortho></gui>\n<element class="ground_grid"/>')
+def test_unknown_tags_warn_with_location_and_the_world_still_loads():
+    text = robot_world_xml(extra='<ghost_tag><a>1</a></ghost_tag>\n<element class="ground_grid"><bogus>1</bogus>'
+                                 '</element>')
     world = load_world_string(text, file="w.xml")
-    assert len(world.vehicles) == 1
-    assert any(w.startswith("w.xml:") and "<gui>" in w for w in world.warnings)
-    assert any("ground_grid" in w for w in world.warnings)
+    assert len(world.vehicles) == 1 and len(world.elements) == 1
+    assert any(w.startswith("w.xml:17: <ghost_tag>: unknown tag") for w in world.warnings)
+    assert any(w.startswith("w.xml:18: <bogus>: unknown parameter") for w in world.warnings)
 
 
 @pytest.mark.parametrize("payload, reason", [
@@ -136,7 +139,6 @@ def test_entity_attacks_are_refused(payload, reason):
         load_world_string(payload, file="evil.xml")
 
 
-def test_expressions_not_supported_yet_are_an_error_not_silence():
-    text = robot_world_xml().replace("<KP>60.0</KP>", "<KP>$f{30*2}</KP>")
-    with pytest.raises(WorldFileError, match="not supported"):
-        load_world_string(text)
+def test_expressions_in_vehicle_parameters():
+    text = robot_world_xml().replace("<KP>60.0</KP>", "<KP>$f{30*2.5}</KP>")
+    assert load_world_string(text).vehicles[0].controller.params["KP"] == 75.0

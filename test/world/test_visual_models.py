@@ -223,22 +223,32 @@ def test_z_slice_keeps_only_triangles_in_range(tmp_path):
 # ------------------------------------------------------------------------------------------- warnings
 
 
-def test_remote_uri_warns_once_per_uri(tmp_path):
+def test_remote_uri_is_not_fetched_and_warns(tmp_path):
     uri = "https://mrpt.github.io/mvsim-models/test-only-once.zip/pallet/pallet.dae"
     heard = []
     assert load_model_footprint(VisualSpec(model_uri=uri), tmp_path, heard.append) is None
-    assert load_model_footprint(VisualSpec(model_uri=uri, model_scale=2.0), tmp_path, heard.append) is None
     assert heard == [f"remote model URI not fetched (no network): {uri}; using the declared shape/bounding box"]
-    other = "http://example.org/test-only-once-too.stl"
-    assert load_model_footprint(VisualSpec(model_uri=other), tmp_path, heard.append) is None
-    assert len(heard) == 2 and other in heard[1]
     assert is_remote_uri("HTTPS://x/y.dae") and not is_remote_uri("file:///x/y.dae")
 
 
-def test_missing_file_warns_once_and_returns_none(tmp_path):
+def test_world_warns_once_per_remote_uri_and_on_every_load():
+    from mvsim_ros.world import load_world_string
+
+    uri = "https://example.org/m/crate.dae"
+    block = ('<block name="{}"><geometry type="box" lx="1" ly="1" lz="1"/><shape_from_visual/>'
+             f'<visual><model_uri>{uri}</model_uri></visual></block>')
+    text = "<mvsim_world>" + block.format("a") + block.format("b") + "</mvsim_world>"
+    for _ in range(2):
+        world = load_world_string(text)
+        assert [w for w in world.warnings if uri in w] == [
+            f"<string>:1: <block>: remote model URI not fetched (no network): {uri}; "
+            "using the declared shape/bounding box"]
+        assert world.blocks[1].shape == [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+
+
+def test_missing_file_warns_and_returns_none(tmp_path):
     heard = []
     v = VisualSpec(model_uri="does/not/exist-for-this-test.stl")
-    assert load_model_footprint(v, tmp_path, heard.append) is None
     assert load_model_footprint(v, tmp_path, heard.append) is None
     assert len(heard) == 1
     assert "not found" in heard[0] and str(tmp_path / "does/not/exist-for-this-test.stl") in heard[0]

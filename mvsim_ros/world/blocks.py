@@ -1,0 +1,99 @@
+"""<block:class> and <block> elements -> BlockSpec (obstacles: shape, mass, friction, pose, visual)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Callable
+
+from mvsim_ros.world.block_geometry import parse_geometry
+from mvsim_ros.world.sensors import group_text
+from mvsim_ros.world.specs import BlockSpec, Pose2, SourceRef
+from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_floats, positive
+from mvsim_ros.world.vehicles import polygon
+from mvsim_ros.world.visual_models import load_model_footprint, parse_visual
+from mvsim_ros.world.xml_tree import XmlNode
+
+Warn = Callable[[XmlNode, str], None]
+Rename = Callable[[XmlNode, dict[str, str]], XmlNode]
+
+#: MVSim's default block outline: a 1 m square centred on the block's origin.
+DEFAULT_BLOCK_SHAPE = [(-0.5, -0.5), (-0.5, 0.5), (0.5, 0.5), (0.5, -0.5)]
+_IGNORED_FOR_NOW = frozenset({"init_vel", "lateral_friction", "restitution"})
+
+
+def build_block(node: XmlNode, classes: dict[str, XmlNode], index: int, warn: Warn, rename: Rename) -> BlockSpec:
+    """A <block> instance merged with its <block:class> (instance tags win)."""
+    name = node.attrib.get("name", "").strip() or f"block{index + 1:03d}"
+    class_name = node.attrib.get("class", "").strip()
+    if class_name and class_name not in classes:
+        valid = ", ".join(sorted(classes)) or "none defined"
+        raise fail(node, f"unknown block class '{class_name}' (defined block classes: {valid})")
+    items = (list(classes[class_name].children) if class_name else []) + list(node.children)
+    items = [rename(child, {"NAME": name}) for child in items]
+
+    block = BlockSpec(name=name, shape=list(DEFAULT_BLOCK_SHAPE), source=SourceRef(node.file, node.line, node.tag))
+    z_given = False
+    shape_node = geometry_node = None
+    from_visual = False
+    scale = 1.0
+    for child in items:
+        tag = child.tag
+        if tag == "mass":
+            block.mass = positive(parse_float(child.text, child, "block mass [kg]"), child, "block mass")
+        elif tag in ("zmin", "zmax"):
+            setattr(block, tag, parse_float(child.text, child, f"{tag} [m]"))
+            z_given = True
+        elif tag == "ground_friction":
+            block.ground_friction = parse_float(child.text, child, "ground friction")
+            if block.ground_friction < 0:
+                raise fail(child, "ground friction must be >= 0")
+        elif tag == "color":
+            block.color = parse_color(child.text, child, "colour")
+        elif tag == "shape":
+            shape_node = child
+        elif tag == "geometry":
+            geometry_node = child
+        elif tag == "shape_from_visual":
+            from_visual = True
+        elif tag in ("static", "is_static"):
+            block.static = parse_bool(child.text, child, "static")
+        elif tag == "intangible":
+            block.intangible = parse_bool(child.text, child, "intangible")
+        elif tag == "init_pose":
+            x, y, yaw_deg = parse_floats(child.text, child, "init_pose 'x y yaw_deg'", 3)
+            block.init_pose = Pose2(x, y, math.radians(yaw_deg))
+        elif tag == "visual":
+            block.visual = parse_visual(child)
+        elif tag == "publish":
+            block.publish = group_text(child)
+        elif tag == "scale":
+            scale = positive(parse_float(child.text, child, "scale"), child, "scale")
+        elif tag in _IGNORED_FOR_NOW:
+            warn(child, "not used by this version; kept default")
+        else:
+            warn(child, f"unknown tag inside block '{name}'; skipped")
+
+    # Outline: <shape> first, else <geometry> (as MVSim); <shape_from_visual/> replaces it when the model loads.
+    if shape_node is not None:
+        block.shape = polygon(shape_node)
+    elif geometry_node is not None:
+        geometry = parse_geometry(geometry_node)
+        block.geometry = geometry
+        block.shape = list(geometry.footprint)
+        if not z_given:
+            block.zmin, block.zmax = geometry.zmin, geometry.zmax
+    if from_visual:
+        if block.visual is None and block.geometry is None:
+            raise fail(node, f"block '{name}': <shape_from_visual/> needs a <visual> model or a <geometry>")
+        if block.visual is not None:
+            model = load_model_footprint(block.visual, Path(node.file).parent, lambda msg: warn(node, msg))
+            if model is not None:
+                block.shape = list(model.footprint)
+                block.zmin, block.zmax = model.zmin, model.zmax
+    if scale != 1.0:
+        block.shape = [(scale * x, scale * y) for x, y in block.shape]
+        block.zmin, block.zmax = scale * block.zmin, scale * block.zmax
+    if block.zmax <= block.zmin:
+        raise fail(node, f"block '{name}': zmax ({block.zmax:g}) must be above zmin ({block.zmin:g})")
+    return block

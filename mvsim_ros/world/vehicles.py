@@ -1,0 +1,354 @@
+"""<vehicle:class> and <vehicle> elements -> VehicleSpec (every MVSim tag kept, whatever the physics uses now)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from mvsim_ros.world.sensors import group_text, parse_sensor
+from mvsim_ros.world.specs import (
+    ChassisSpec,
+    ControllerSpec,
+    DrivetrainSpec,
+    FrictionSpec,
+    Pose2,
+    SourceRef,
+    Twist2,
+    VehicleSpec,
+    WheelSpec,
+)
+from mvsim_ros.world.values import fail, parse_color, parse_float, parse_floats, positive
+from mvsim_ros.world.visual_models import load_model_footprint, parse_visual
+from mvsim_ros.world.xml_tree import XmlNode
+
+Warn = Callable[[XmlNode, str], None]
+Rename = Callable[[XmlNode, dict[str, str]], XmlNode]
+
+
+@dataclass(frozen=True)
+class WheelSlot:
+    """A wheel tag of a dynamics class: default position [m], side (+1 left, -1 right, 0 centre), driven."""
+
+    x: float
+    y: float
+    side: int
+    driven: bool = True
+
+
+@dataclass(frozen=True)
+class DynamicsClass:
+    """What a <dynamics class=...> brings: wheel tags, chassis defaults, controllers, extra parameters."""
+
+    wheels: dict[str, WheelSlot]
+    chassis_mass: float
+    chassis_zmin: float
+    chassis_zmax: float
+    chassis_shape: tuple[tuple[float, float], ...]
+    chassis_color: str
+    controllers: tuple[str, ...]
+    params: dict[str, float]
+    wheel_aliases: dict[str, str] | None = None
+
+
+_DIFFERENTIAL_SHAPE = ((-0.4, -0.5), (-0.4, 0.5), (0.4, 0.5), (0.6, 0.3), (0.6, -0.3), (0.4, -0.5))
+_ACKERMANN_SHAPE = ((-0.8, -1.0), (-0.8, 1.0), (1.5, 0.9), (1.8, 0.8), (1.8, -0.8), (1.5, -0.9))
+_DIFFERENTIAL_CONTROLLERS = ("raw", "twist_pid", "twist_ideal")
+_ACKERMANN_CONTROLLERS = ("raw", "front_steer_pid", "twist_front_steer_pid", "twist_ideal")
+_ACKERMANN_WHEELS = {
+    "rl_wheel": WheelSlot(0.0, 0.9, +1), "rr_wheel": WheelSlot(0.0, -0.9, -1),
+    "fl_wheel": WheelSlot(1.3, 0.9, +1), "fr_wheel": WheelSlot(1.3, -0.9, -1),
+}
+_ACKERMANN_PARAMS = {"f_wheels_x": 1.3, "f_wheels_d": 2.0, "max_steer_ang_deg": 30.0}
+
+#: MVSim's dynamics classes with their defaults (VehicleDifferential.h/.cpp, VehicleAckermann*.cpp).
+DYNAMICS_CLASSES: dict[str, DynamicsClass] = {
+    "differential": DynamicsClass(
+        {"l_wheel": WheelSlot(0.0, 0.5, +1), "r_wheel": WheelSlot(0.0, -0.5, -1)},
+        15.0, 0.05, 0.6, _DIFFERENTIAL_SHAPE, "#ff0000", _DIFFERENTIAL_CONTROLLERS, {}),
+    "differential_3_wheels": DynamicsClass(
+        {"l_wheel": WheelSlot(0.0, 0.5, +1), "r_wheel": WheelSlot(0.0, -0.5, -1),
+         "caster_wheel": WheelSlot(0.5, 0.0, 0, driven=False)},
+        15.0, 0.05, 0.6, _DIFFERENTIAL_SHAPE, "#ff0000", _DIFFERENTIAL_CONTROLLERS, {}),
+    "differential_4_wheels": DynamicsClass(
+        {"lr_wheel": WheelSlot(0.0, 0.5, +1), "rr_wheel": WheelSlot(0.0, -0.5, -1),
+         "lf_wheel": WheelSlot(0.5, 0.5, +1), "rf_wheel": WheelSlot(0.5, -0.5, -1)},
+        15.0, 0.05, 0.6, _DIFFERENTIAL_SHAPE, "#ff0000", _DIFFERENTIAL_CONTROLLERS, {},
+        wheel_aliases={"l_wheel": "lr_wheel", "r_wheel": "rr_wheel", "l_caster_wheel": "lf_wheel",
+                       "r_caster_wheel": "rf_wheel"}),
+    "ackermann": DynamicsClass(
+        _ACKERMANN_WHEELS, 500.0, 0.20, 1.40, _ACKERMANN_SHAPE, "#e83000", _ACKERMANN_CONTROLLERS, _ACKERMANN_PARAMS),
+    "ackermann_drivetrain": DynamicsClass(
+        _ACKERMANN_WHEELS, 500.0, 0.20, 1.40, _ACKERMANN_SHAPE, "#e83000", _ACKERMANN_CONTROLLERS, _ACKERMANN_PARAMS),
+}
+DYNAMICS_ALIASES = {"car_ackermann": "ackermann"}
+
+FRICTION_CLASSES: dict[str, dict[str, float]] = {
+    "default": {"mu": 0.8, "C_damping": 1.0, "C_rr": 0.0},
+    "wardiagnemma": {"mu": 0.8, "C_damping": 1.0, "A_roll": 50.0, "R1": 0.0075, "R2": 0.02, "C_rr": 0.0},
+    "ellipse": {"C_damping": 0.05, "C_rr": 0.0, "C_alpha": 8.5, "slip_angle_saturation": 0.1, "C_alpha_s": 0.5,
+                "C_s": 7.5, "slip_ratio_saturation": 0.1, "C_s_alpha": 0.5, "mu": 0.8},
+}
+FRICTION_ALIASES = {"ward_iagnemma": "wardiagnemma", "ellipse_curve": "ellipse"}
+
+_PID = {"KP": 10.0, "KI": 0.0, "KD": 0.0, "I_MAX": 10.0, "max_torque": 100.0}
+CONTROLLER_PARAMS: dict[str, dict[str, float]] = {
+    "raw": {"torque_left": 0.0, "torque_right": 0.0},
+    "twist_pid": {**_PID, "V": 0.0, "W": 0.0},
+    "twist_ideal": {"V": 0.0, "W": 0.0},
+    "front_steer_pid": {**_PID, "V": 0.0, "STEER_ANG": 0.0},
+    "twist_front_steer_pid": {**_PID, "V": 0.0, "W": 0.0},
+}
+#: Controller setpoints MVSim reads in degrees (W in deg/s, STEER_ANG in deg); stored in radians.
+CONTROLLER_DEGREE_PARAMS = frozenset({"W", "STEER_ANG"})
+
+DRIVETRAIN_TYPES = ("open_front", "open_rear", "open_4wd", "torsen_front", "torsen_rear", "torsen_4wd")
+DRIVETRAIN_PARAMS = {
+    "front_rear_split": 0.5, "front_rear_bias": 1.5,
+    "front_left_right_split": 0.5, "front_left_right_bias": 1.5,
+    "rear_left_right_split": 0.5, "rear_left_right_bias": 1.5,
+}
+#: Vehicle-level tags handled elsewhere or kept; anything else inside a vehicle is warned about.
+_VEHICLE_TAGS = frozenset({"dynamics", "friction", "chassis", "init_pose", "init_vel", "sensor", "publish", "visual",
+                           "odometry"})
+
+
+def build_vehicle(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename: Rename) -> VehicleSpec:
+    """A <vehicle name=... class=...> instance, merged with its <vehicle:class> (instance tags win)."""
+    name = node.attrib.get("name", "").strip()
+    if not name:
+        raise fail(node, "expected attribute name=\"...\"")
+    class_name = node.attrib.get("class", "").strip()
+    items = _merged_items(node, classes, class_name)
+    items = [_rename_child(child, name, rename) for child in items]
+
+    dynamics_node = _last(items, "dynamics")
+    if dynamics_node is None:
+        raise fail(node, f"vehicle '{name}' has no <dynamics> (in its class or instance)")
+    dynamics = dynamics_node.attrib.get("class", "").strip()
+    dynamics = DYNAMICS_ALIASES.get(dynamics, dynamics)
+    if dynamics not in DYNAMICS_CLASSES:
+        valid = ", ".join([*DYNAMICS_CLASSES, *DYNAMICS_ALIASES])
+        raise fail(dynamics_node, f"unknown dynamics class '{dynamics}'; valid: {valid}")
+    info = DYNAMICS_CLASSES[dynamics]
+
+    spec = VehicleSpec(
+        name=name,
+        class_name=class_name,
+        dynamics=dynamics,
+        chassis=_chassis(dynamics_node.find("chassis") or _last(items, "chassis"), info, warn),
+        wheels=_wheels(dynamics_node, info),
+        friction=_friction(_last(items, "friction"), warn),
+        controller=_controller(dynamics_node.find("controller"), info, warn),
+        source=SourceRef(node.file, node.line, node.tag),
+    )
+    _dynamics_params(dynamics_node, info, spec, warn)
+    for child in items:
+        tag = child.tag
+        if tag == "init_pose":
+            x, y, yaw_deg = parse_floats(child.text, child, "init_pose 'x y yaw_deg'", 3)
+            spec.init_pose = Pose2(x, y, math.radians(yaw_deg))
+        elif tag == "init_vel":
+            vx, vy, omega_deg = parse_floats(child.text, child, "init_vel 'vx vy omega_deg_per_s'", 3)
+            spec.init_vel = Twist2(vx, vy, math.radians(omega_deg))
+        elif tag == "sensor":
+            spec.sensors.append(parse_sensor(child, warn, parse_visual))
+        elif tag == "publish":
+            spec.publish = group_text(child)
+        elif tag == "visual":
+            spec.visual = parse_visual(child)
+        elif tag == "odometry":
+            spec.odometry = {k: parse_float(v, child, k) for k, v in child.attrib.items()}
+        elif tag not in _VEHICLE_TAGS:
+            warn(child, f"unknown tag inside vehicle '{name}'; skipped")
+    if spec.chassis.shape_from_visual:
+        _chassis_from_visual(spec, node, warn)
+    names = [s.name for s in spec.sensors]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise fail(node, f"vehicle '{name}' has several sensors named {', '.join(repeated)}")
+    return spec
+
+
+def _merged_items(node: XmlNode, classes: dict[str, XmlNode], class_name: str) -> list[XmlNode]:
+    if not class_name:
+        return list(node.children)
+    if class_name not in classes:
+        valid = ", ".join(sorted(classes)) or "none defined"
+        raise fail(node, f"unknown vehicle class '{class_name}' (defined vehicle classes: {valid})")
+    return list(classes[class_name].children) + list(node.children)
+
+
+def _rename_child(child: XmlNode, vehicle_name: str, rename: Rename) -> XmlNode:
+    """${NAME} is the vehicle's name. In a <sensor>'s own attributes too; inside the sensor, ${NAME} is the
+    sensor's name and ${PARENT_NAME} the vehicle's."""
+    if child.tag != "sensor":
+        return rename(child, {"NAME": vehicle_name})
+    names = {"NAME": vehicle_name, "PARENT_NAME": vehicle_name}
+    head = rename(XmlNode(tag=child.tag, attrib=child.attrib, file=child.file, line=child.line), names)
+    sensor_name = head.attrib.get("name", "").strip() or head.attrib.get("class", "sensor")
+    body = rename(child, {"NAME": sensor_name, "PARENT_NAME": vehicle_name})
+    body.attrib = head.attrib
+    return body
+
+
+def _last(nodes: list[XmlNode], tag: str) -> XmlNode | None:
+    found = None
+    for node in nodes:
+        if node.tag == tag:
+            found = node
+    return found
+
+
+def _wheels(dynamics_node: XmlNode, info: DynamicsClass) -> list[WheelSpec]:
+    aliases = info.wheel_aliases or {}
+    by_tag: dict[str, XmlNode] = {}
+    for child in dynamics_node.children:
+        tag = aliases.get(child.tag, child.tag)
+        if tag in info.wheels:
+            by_tag[tag] = child
+    wheels = []
+    for tag, slot in info.wheels.items():
+        wheel = WheelSpec(name=tag, x=slot.x, y=slot.y, side=slot.side, driven=slot.driven)
+        node = by_tag.get(tag)
+        if node is not None:
+            _wheel_attributes(wheel, node)
+        wheels.append(wheel)
+    return wheels
+
+
+def _wheel_attributes(wheel: WheelSpec, node: XmlNode) -> None:
+    if "pos" in node.attrib:
+        wheel.x, wheel.y = parse_floats(node.attrib["pos"], node, "wheel pos 'x y'", 2)
+    for key in ("mass", "width", "diameter"):
+        if key in node.attrib:
+            value = parse_float(node.attrib[key], node, f"wheel {key}")
+            setattr(wheel, key, positive(value, node, f"wheel {key}"))
+    if "yaw" in node.attrib:  # MVSim: fixed mounting angle in degrees
+        wheel.yaw = math.radians(parse_float(node.attrib["yaw"], node, "wheel yaw [deg]"))
+    visual = node.find("visual")
+    if visual is not None:
+        wheel.visual = parse_visual(visual)
+
+
+def _chassis(node: XmlNode | None, info: DynamicsClass, warn: Warn) -> ChassisSpec:
+    chassis = ChassisSpec(mass=info.chassis_mass, zmin=info.chassis_zmin, zmax=info.chassis_zmax,
+                          shape=list(info.chassis_shape), color=info.chassis_color)
+    if node is None:
+        return chassis
+    for key in ("mass", "zmin", "zmax"):
+        if key in node.attrib:
+            setattr(chassis, key, parse_float(node.attrib[key], node, f"chassis {key}"))
+    positive(chassis.mass, node, "chassis mass")
+    if chassis.zmax <= chassis.zmin:
+        raise fail(node, f"chassis zmax ({chassis.zmax:g}) must be above zmin ({chassis.zmin:g})")
+    if "color" in node.attrib:
+        chassis.color = parse_color(node.attrib["color"], node, "chassis color")
+    for child in node.children:
+        if child.tag == "shape":
+            chassis.shape = polygon(child)
+        elif child.tag == "shape_from_visual":
+            chassis.shape_from_visual = True
+        else:
+            warn(child, "unknown tag inside <chassis>; skipped")
+    return chassis
+
+
+def polygon(node: XmlNode) -> list[tuple[float, float]]:
+    """The <pt>x y</pt> points of a <shape> (at least 3, non-zero area)."""
+    points = []
+    for pt in node.findall("pt"):
+        x, y = parse_floats(pt.text, pt, "polygon point 'x y'", 2)
+        points.append((x, y))
+    if len(points) < 3:
+        raise fail(node, f"a shape needs at least 3 <pt> points, got {len(points)}")
+    area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]))
+    if abs(area2) < 1e-12:
+        raise fail(node, "the shape has zero area")
+    return points
+
+
+def _numeric_params(node: XmlNode, defaults: dict[str, float], what: str, warn: Warn) -> dict[str, float]:
+    params = dict(defaults)
+    for child in node.children:
+        if child.tag in defaults:
+            params[child.tag] = parse_float(child.text, child, child.tag)
+        else:
+            warn(child, f"unknown parameter for {what}; skipped (known: {', '.join(defaults)})")
+    return params
+
+
+def _controller(node: XmlNode | None, info: DynamicsClass, warn: Warn) -> ControllerSpec:
+    if node is None:  # MVSim's default controller
+        return ControllerSpec(kind="raw", params=dict(CONTROLLER_PARAMS["raw"]))
+    kind = node.attrib.get("class", "").strip()
+    if kind not in info.controllers:
+        raise fail(node, f"unknown controller class '{kind}' for this dynamics; valid: {', '.join(info.controllers)}")
+    params = _numeric_params(node, CONTROLLER_PARAMS[kind], f"controller '{kind}'", warn)
+    for key in CONTROLLER_DEGREE_PARAMS & params.keys():
+        params[key] = math.radians(params[key])
+    for key in ("max_torque", "I_MAX"):
+        if key in params and params[key] < 0:
+            raise fail(node, f"{key} must be >= 0, got {params[key]:g}")
+    return ControllerSpec(kind=kind, params=params)
+
+
+def _friction(node: XmlNode | None, warn: Warn) -> FrictionSpec:
+    if node is None:
+        return FrictionSpec(model="default", params=dict(FRICTION_CLASSES["default"]))
+    model = node.attrib.get("class", "").strip()
+    model = FRICTION_ALIASES.get(model, model)
+    if model not in FRICTION_CLASSES:
+        raise fail(node, f"unknown friction class '{model}'; valid: {', '.join(FRICTION_CLASSES)}")
+    params = _numeric_params(node, FRICTION_CLASSES[model], f"friction '{model}'", warn)
+    for key, value in params.items():
+        if value < 0:
+            raise fail(node, f"friction parameter {key} must be >= 0, got {value:g}")
+    return FrictionSpec(model=model, params=params)
+
+
+def _dynamics_params(node: XmlNode, info: DynamicsClass, spec: VehicleSpec, warn: Warn) -> None:
+    known_children = {"chassis", "controller", "drivetrain", *info.wheels, *(info.wheel_aliases or {})}
+    params = dict(info.params)
+    for child in node.children:
+        if child.tag in params:
+            params[child.tag] = parse_float(child.text, child, child.tag)
+        elif child.tag == "drivetrain":
+            spec.drivetrain = _drivetrain(child, warn)
+        elif child.tag not in known_children:
+            warn(child, f"unknown tag inside <dynamics class=\"{spec.dynamics}\">; skipped")
+    if "max_steer_ang_deg" in params:
+        spec.dynamics_params["max_steer_ang"] = math.radians(params["max_steer_ang_deg"])
+    if "f_wheels_x" in params:  # front axle position and track override the front wheels' pos (as MVSim)
+        front_x, track = params["f_wheels_x"], params["f_wheels_d"]
+        spec.dynamics_params.update(f_wheels_x=front_x, f_wheels_d=track)
+        for wheel in spec.wheels:
+            if wheel.name in ("fl_wheel", "fr_wheel"):
+                wheel.x, wheel.y = front_x, 0.5 * track * (1 if wheel.name == "fl_wheel" else -1)
+    if spec.dynamics == "ackermann_drivetrain" and spec.drivetrain is None:
+        raise fail(node, f"ackermann_drivetrain needs <drivetrain type=\"...\"> ({', '.join(DRIVETRAIN_TYPES)})")
+
+
+def _drivetrain(node: XmlNode, warn: Warn) -> DrivetrainSpec:
+    kind = node.attrib.get("type", "").strip()
+    if kind not in DRIVETRAIN_TYPES:
+        raise fail(node, f"unknown drivetrain type '{kind}'; valid: {', '.join(DRIVETRAIN_TYPES)}")
+    params = _numeric_params(node, DRIVETRAIN_PARAMS, f"drivetrain '{kind}'", warn)
+    for key, value in params.items():
+        if key.endswith("_split") and not 0.0 <= value <= 1.0:
+            raise fail(node, f"{key} must be within [0, 1], got {value:g}")
+        if key.endswith("_bias") and value < 1.0:
+            raise fail(node, f"{key} must be >= 1, got {value:g}")
+    return DrivetrainSpec(type=kind, params=params)
+
+
+def _chassis_from_visual(spec: VehicleSpec, node: XmlNode, warn: Warn) -> None:
+    """<shape_from_visual/>: outline and height from the visual model; kept as declared when it can't load."""
+    if spec.visual is None:
+        warn(node, f"vehicle '{spec.name}': <shape_from_visual/> without a <visual> model; using the declared shape")
+        return
+    geometry = load_model_footprint(spec.visual, Path(node.file).parent, lambda message: warn(node, message))
+    if geometry is not None:
+        spec.chassis.shape = list(geometry.footprint)
+        spec.chassis.zmin, spec.chassis.zmax = geometry.zmin, geometry.zmax

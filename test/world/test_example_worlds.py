@@ -1,0 +1,94 @@
+"""The example worlds in worlds/ load with the counts and values they were written to have."""
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from conftest import REPO
+from mvsim_ros.world import load_world
+from mvsim_ros.world.elements import ElevationMapSpec, PropertyRegionSpec, SkyBoxSpec
+
+WORLDS = REPO / "worlds"
+
+
+def test_procedural_world_loops_and_maths():
+    world = load_world(WORLDS / "procedural.world.xml")
+    posts = [b for b in world.blocks if b.name.startswith("post_")]
+    assert len(posts) == 8  # <for k = 0 .. N_POSTS-1>
+    for k, post in enumerate(posts):
+        angle = 2 * math.pi * k / 8
+        assert (post.init_pose.x, post.init_pose.y) == (6.0 * math.cos(angle), 6.0 * math.sin(angle))
+        assert post.static and len(post.shape) == 8
+    crates = [b for b in world.blocks if b.name.startswith("crate")]
+    assert [c.name for c in crates] == ["crate1", "crate2", "crate3", "crate4"]  # <for i = 1 .. 4>: inclusive
+    assert [c.init_pose.x for c in crates] == [-2.25, -0.75, 0.75, 2.25]
+    assert [c.init_pose.yaw for c in crates] == [math.radians(d) for d in (0, 15, 30, 45)]
+    assert crates[0].shape == [(0.0, 0.0), (0.5, 0.0), (0.5, 0.5), (0.0, 0.5)]  # CRATE_SIDE = $f{0.25*2}
+    assert [v.name for v in world.vehicles] == ["bot1", "bot2", "bot3"]
+    assert [v.init_pose.yaw for v in world.vehicles] == [math.radians(90 * r) for r in (1, 2, 3)]
+    stones = [b for b in world.blocks if b.name.startswith("stone")]
+    assert len(stones) == 3 and all(-3 <= s.init_pose.x < 3 for s in stones)
+    assert "never_built" not in [b.name for b in world.blocks]
+    assert len(world.blocks) == 15 and world.timestep == 0.01
+    # rand()/randn() come from the world's seeded generator: the same file gives the same clutter.
+    again = load_world(WORLDS / "procedural.world.xml")
+    assert [s.init_pose.x for s in stones] == [b.init_pose.x for b in again.blocks if b.name.startswith("stone")]
+
+
+def test_warehouse_world_blocks_vehicles_and_elements():
+    world = load_world(WORLDS / "warehouse.world.xml")
+    assert [v.name for v in world.vehicles] == ["r1", "r2"]
+    r1, r2 = world.vehicles
+    assert r1.class_name == "warehouse_bot" and r1.controller.params["max_torque"] == 5.0  # include variable
+    assert [s.name for s in r1.sensors] == ["laser1"] and [s.name for s in r2.sensors] == ["front_laser"]
+    assert r1.sensors[0].pose.x == 0.25 and r1.sensors[0].pose.z == 0.35
+    assert r1.sensors[0].params["nrays"] == "541" and r2.sensors[0].params["nrays"] == "361"
+    assert r2.sensors[0].publish["publish_topic"] == "/r2/front_laser"
+    assert r2.init_vel.vx == 0.2
+    blocks = {b.name: b for b in world.blocks}
+    assert len(blocks) == 12
+    shelf = blocks["shelf_c"]  # outline and height from models/shelf.obj
+    assert shelf.static and shelf.shape == [(-1.0, -0.3), (1.0, -0.3), (1.0, 0.3), (-1.0, 0.3)]
+    assert (shelf.zmin, shelf.zmax) == (0.0, 1.8) and shelf.init_pose.yaw == pytest.approx(math.pi / 2)
+    assert blocks["forklift_station"].shape == [(0.0, 0.0), (2.0, 0.0), (2.0, 1.5), (0.0, 1.5)]  # fallback
+    assert any("remote model URI not fetched" in w and "forklift_station.dae" in w for w in world.warnings)
+    assert len(blocks["barrel"].shape) == 12 and blocks["barrel"].zmax == 0.9
+    assert blocks["dock_marker"].intangible and not blocks["pallet1"].static
+    assert blocks["pallet2"].mass == 25 and blocks["pallet2"].ground_friction == 0.4
+    regions = [e for e in world.elements if isinstance(e, PropertyRegionSpec)]
+    assert len(regions) == 1 and regions[0].property_name == "friction_mu" and regions[0].value == 0.2
+    assert world.gui.follow_vehicle == "r1"
+    assert world.b2d_vel_iters == 8
+
+
+def test_elevation_car_world():
+    world = load_world(WORLDS / "elevation_car.world.xml")
+    car = world.vehicles[0]
+    assert car.dynamics == "ackermann" and car.controller.kind == "twist_front_steer_pid"
+    assert car.dynamics_params["max_steer_ang"] == pytest.approx(math.radians(35))
+    front = {w.name: (w.x, w.y) for w in car.wheels}
+    assert front["fl_wheel"] == (2.5, 0.75) and front["fr_wheel"] == (2.5, -0.75)  # f_wheels_x, f_wheels_d
+    assert [s.kind for s in car.sensors] == ["gnss", "imu"]
+    terrain = next(e for e in world.elements if isinstance(e, ElevationMapSpec))
+    assert terrain.heights.shape == (64, 64)
+    assert float(np.min(terrain.heights)) == 0.0 and float(np.max(terrain.heights)) == 4.0
+    assert any(isinstance(e, SkyBoxSpec) for e in world.elements)
+    assert world.georeference.latitude_deg == 36.8946 and world.georeference.height == 90.0
+
+
+def test_office_world_from_a_ros_yaml_map():
+    world = load_world(WORLDS / "office_yaml_map.world.xml")
+    grid = world.occupancy_grids[0]
+    assert grid.occupied.shape == (120, 200) and grid.resolution == 0.05
+    assert (grid.x_min, grid.y_min) == (-5.0, -3.0)
+    assert grid.occupancy[0, 50] == 100 and grid.occupancy[60, 50] == 0  # bottom wall; free floor
+    assert grid.occupancy[-10, 10] == -1 and not grid.occupied[-10, 10]  # unknown corner (top-left)
+    assert world.vehicles[0].sensors[0].name == "scan"
+
+
+def test_the_largest_example_loads_in_under_a_second():
+    start = time.perf_counter()
+    load_world(WORLDS / "warehouse.world.xml")
+    assert time.perf_counter() - start < 1.0
