@@ -124,12 +124,25 @@ def _add_grid_walls(ground: Box2D.b2Body, grid: OccupancyGridSpec) -> None:
         )
 
 
+def static_wall_polygons(spec: WorldSpec) -> list[list[tuple[float, float]]]:
+    """World-frame outlines [m] of the fixed walls: <walls> segments and <element class="vertical_plane">
+    solid spans (door openings left free)."""
+    polygons = [segment.polygon() for walls in spec.walls for segment in walls.segments]
+    for element in spec.elements:
+        if hasattr(element, "collision_polygons"):
+            polygons.extend(element.collision_polygons())
+    return polygons
+
+
 def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
     """Create every body of the world spec in a new Box2D world."""
     world = Box2D.b2World(gravity=(0.0, 0.0), doSleep=True)
     ground = world.CreateStaticBody(position=(0.0, 0.0), userData=BodyTag("ground", 0))
     for grid in spec.occupancy_grids:
         _add_grid_walls(ground, grid)
+    for outline in static_wall_polygons(spec):
+        if abs(signed_area(outline)) > 1e-9:
+            _polygon_fixtures(ground, outline, 0.0)
     vehicles = [_add_vehicle(world, v, i) for i, v in enumerate(spec.vehicles)]
     blocks = [_add_block(world, ground, b, i, spec.gravity) for i, b in enumerate(spec.blocks)]
     contacts = ContactCounter(len(vehicles))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import Callable
@@ -36,7 +37,7 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], index: int, warn: Wa
     z_given = False
     shape_node = geometry_node = None
     from_visual = False
-    scale = 1.0
+    visual_scale = None
     for child in items:
         tag = child.tag
         if tag == "mass":
@@ -67,8 +68,8 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], index: int, warn: Wa
             block.visual = parse_visual(child)
         elif tag == "publish":
             block.publish = group_text(child)
-        elif tag == "scale":
-            scale = positive(parse_float(child.text, child, "scale"), child, "scale")
+        elif tag == "visual_scale":  # MVSim: an instance's scale for its class's visual model
+            visual_scale = positive(parse_float(child.text, child, "visual_scale"), child, "visual_scale")
         elif tag in _IGNORED_FOR_NOW:
             warn(child, "not used by this version; kept default")
         else:
@@ -83,6 +84,8 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], index: int, warn: Wa
         block.shape = list(geometry.footprint)
         if not z_given:
             block.zmin, block.zmax = geometry.zmin, geometry.zmax
+    if visual_scale is not None and block.visual is not None:
+        block.visual = dataclasses.replace(block.visual, model_scale=visual_scale)
     if from_visual:
         if block.visual is None and block.geometry is None:
             raise fail(node, f"block '{name}': <shape_from_visual/> needs a <visual> model or a <geometry>")
@@ -91,9 +94,6 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], index: int, warn: Wa
             if model is not None:
                 block.shape = list(model.footprint)
                 block.zmin, block.zmax = model.zmin, model.zmax
-    if scale != 1.0:
-        block.shape = [(scale * x, scale * y) for x, y in block.shape]
-        block.zmin, block.zmax = scale * block.zmin, scale * block.zmax
     if block.zmax <= block.zmin:
         raise fail(node, f"block '{name}': zmax ({block.zmax:g}) must be above zmin ({block.zmin:g})")
     return block

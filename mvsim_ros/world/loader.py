@@ -19,6 +19,7 @@ from mvsim_ros.world.elements import (
     parse_georeference,
     parse_gui,
     parse_lights,
+    parse_marker,
     parse_walls,
 )
 from mvsim_ros.world.errors import WorldFileError
@@ -125,6 +126,8 @@ class _WorldBuilder:
             world.lights = parse_lights(node)
         elif tag == "walls":
             world.walls.append(parse_walls(node, self.warn))
+        elif tag == "marker":
+            world.elements.append(parse_marker(node, self.warn))
         elif not node.children and node.text:
             world.other_params[tag] = node.text
             self.warn(node, "unknown world parameter; kept but not used")

@@ -174,3 +174,17 @@ def test_a_world_without_vehicles_steps():
     sim.run(0.1)
     assert sim.pose.shape == (0, 3)
     assert sim.block_poses()[0] == pytest.approx([2.0, 3.0, math.pi / 2])
+
+
+@pytest.mark.parametrize("wall", [
+    '<walls><wallThickness>0.2</wallThickness><shape><pt>3.1 -5</pt><pt>3.1 0</pt><pt>3.1 0</pt><pt>3.1 5</pt>'
+    '</shape></walls>',
+    '<element class="vertical_plane"><x0>3.1</x0><y0>-5</y0><x1>3.1</x1><y1>5</y1><thickness>0.2</thickness>'
+    '</element>',
+])
+def test_walls_and_vertical_planes_stop_the_robot(wall):
+    sim = Simulation(load_world_string(robot_world_xml(extra=wall)))
+    sim.set_twist(0, 1.5, 0.0)
+    sim.run(4.0)
+    assert sim.pose[0, 0] + 0.25 == pytest.approx(3.0, abs=0.03)  # front edge at the wall face (3.1 - 0.1)
+    assert sim.take_collisions()[0]

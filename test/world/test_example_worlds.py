@@ -92,3 +92,23 @@ def test_the_largest_example_loads_in_under_a_second():
     start = time.perf_counter()
     load_world(WORLDS / "warehouse.world.xml")
     assert time.perf_counter() - start < 1.0
+
+
+def test_gridmap_yard_world():
+    world = load_world(WORLDS / "gridmap_yard.world.xml")
+    assert world.timestep == 0.005  # <simul_timestep>0</simul_timestep>: automatic
+    assert world.collision_threshold == 0.5
+    grid = world.occupancy_grids[0]  # MRPT binary grid map, gzip-compressed
+    assert grid.occupied.shape == (120, 160)
+    assert (grid.x_min, grid.y_min) == pytest.approx((-8.0, -6.0)) and grid.resolution == pytest.approx(0.1)
+    assert grid.occupied[0].all() and grid.occupied[60, 75] and not grid.occupied[30, 30]
+    assert grid.occupancy[110, 10] == -1  # unexplored corner
+    assert abs(int(grid.occupancy[30, 30]) - 5) <= 2  # free, p = 0.05 within MRPT's log-odds quantisation
+    assert [v.name for v in world.vehicles] == ["tug", "cart"]
+    assert world.vehicles[0].controller.kind == "twist_pid"  # class from an include via the file's directory
+    joint = world.joints[0]
+    assert (joint.kind, joint.body_a, joint.body_b, joint.anchor_a) == ("revolute", "tug", "cart", (-0.3, 0.0))
+    assert joint.lower_angle == pytest.approx(math.radians(-80))
+    assert [type(e).__name__ for e in world.elements] == ["PointCloudSpec", "MarkerSpec"]
+    assert [round(s.length, 3) for s in world.walls[0].segments] == [4.0, 1.575]
+    assert world.lights.enable_shadows is False

@@ -10,7 +10,8 @@ from mvsim_ros.world import WorldFileError, load_world_string
 
 WORLDS = REPO / "worlds"
 BASES = {name: (WORLDS / name).read_text() for name in (
-    "procedural.world.xml", "warehouse.world.xml", "demo_2robots.world.xml", "office_yaml_map.world.xml")}
+    "procedural.world.xml", "warehouse.world.xml", "demo_2robots.world.xml", "office_yaml_map.world.xml",
+    "gridmap_yard.world.xml", "elevation_car.world.xml")}
 TOKENS = ["<", ">", "/>", "</", '"', "'", "$", "${", "$f{", "}", "{", "(", ")", "&", ";", "=", " ", "\n", "-", ".",
           "0", "1e9", "-1", "nan", "inf", "1e400", "pi", "rand()", "/0", "%", "^", "k", "i", "NAME", "</for>",
           "<for var=\"q\" from=\"1\" to=\"3\">", "<if condition=\"1\">", "</if>", "<include file=\"x.xml\"/>",
