@@ -10,9 +10,10 @@ from mvsim_ros.physics.bodies import build_box2d_world
 from mvsim_ros.physics.commands import TwistCommands
 from mvsim_ros.physics.controllers import WheelControllers
 from mvsim_ros.physics.friction import FRICTION_MODELS
+from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry, odometry_wheel_pairs
-from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities
+from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities, wheel_world_positions
 from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.specs import WorldSpec
 
@@ -85,8 +86,10 @@ class Simulation:
             command_timeout,
         )
         self._left, self._right = odometry_wheel_pairs(self.wheels, n)
-        self._friction_groups = self._group_wheels_by_friction(world)
-        self._single_friction_model = self._friction_groups[0][0] if len(self._friction_groups) == 1 else None
+        self._friction_groups = friction_groups(world, self.wheels.vehicle)
+        self._region_overrides = region_overrides(world)
+        self._slope_x = np.zeros(self.wheels.count)  # gravity along the ground, wheel frame [N]: flat for now
+        self._slope_y = np.zeros(self.wheels.count)
 
         w = self.wheels
         self._wheel_cos, self._wheel_sin = np.cos(w.yaw), np.sin(w.yaw)
@@ -145,17 +148,23 @@ class Simulation:
                                                 self._wheel_cos, self._wheel_sin)
 
         # 4. Friction: one vectorised call per friction model -> ground force (wheel frame), new spin.
-        if self._single_friction_model is not None:
-            force_lon, force_lat, w.omega = self._single_friction_model(
-                local_vx, local_vy, w.omega, torque_const, torque_slope, w.normal_force, w.radius, w.inertia_yy,
-                w.mass, w.mu, w.c_damping, w.c_rr, self.gravity, dt)
+        if self._region_overrides:
+            wheel_x, wheel_y = wheel_world_positions(self.pose, w.vehicle, w.x, w.y)
+            apply_region_overrides(self._friction_groups, self._region_overrides, wheel_x, wheel_y)
+        groups = self._friction_groups
+        if len(groups) == 1 and groups[0].all_wheels:
+            group = groups[0]
+            force_lon, force_lat, w.omega = group.model(
+                local_vx, local_vy, w.omega, torque_const, torque_slope, w.normal_force, self._slope_x,
+                self._slope_y, w.radius, w.inertia_yy, w.mass, group.params, self.gravity, dt)
         else:
-            force_lon, force_lat = np.empty(w.count), np.empty(w.count)
-            for model, idx in self._friction_groups:
-                force_lon[idx], force_lat[idx], w.omega[idx] = model(
-                    local_vx[idx], local_vy[idx], w.omega[idx], torque_const[idx], torque_slope[idx],
-                    w.normal_force[idx], w.radius[idx], w.inertia_yy[idx], w.mass[idx], w.mu[idx],
-                    w.c_damping[idx], w.c_rr[idx], self.gravity, dt)
+            force_lon, force_lat = np.zeros(w.count), np.zeros(w.count)
+            for group in groups:
+                i = group.index
+                force_lon[i], force_lat[i], w.omega[i] = group.model(
+                    local_vx[i], local_vy[i], w.omega[i], torque_const[i], torque_slope[i], w.normal_force[i],
+                    self._slope_x[i], self._slope_y[i], w.radius[i], w.inertia_yy[i], w.mass[i], group.params,
+                    self.gravity, dt)
         w.torque = np.minimum(np.maximum(torque_const - torque_slope * w.omega, -self._max_torque),
                               self._max_torque)
 
@@ -215,14 +224,6 @@ class Simulation:
         return np.array(rows, dtype=float).reshape(-1, 3)
 
     # -- internals ------------------------------------------------------------------------------------------
-    def _group_wheels_by_friction(self, world: WorldSpec):
-        models = np.array([world.vehicles[v].friction.model for v in self.wheels.vehicle.tolist()], dtype=object)
-        groups = []
-        for name in sorted(set(models.tolist())):
-            idx = np.flatnonzero(models == name)
-            groups.append((FRICTION_MODELS[name], idx))
-        return groups
-
     def _read_bodies(self) -> None:
         rows = [b.position.tuple + (b.angle,) + b.linearVelocity.tuple + (b.angularVelocity,)
                 for b in self.box2d.vehicles]

@@ -28,9 +28,6 @@ class WheelArrays:
     radius: np.ndarray
     mass: np.ndarray
     inertia_yy: np.ndarray
-    mu: np.ndarray
-    c_damping: np.ndarray
-    c_rr: np.ndarray
     normal_force: np.ndarray
     omega: np.ndarray
     phi: np.ndarray
@@ -49,13 +46,11 @@ class WheelArrays:
         rows = []
         for index, vehicle in enumerate(vehicles):
             load = vehicle.chassis.mass * gravity / len(vehicle.wheels)
-            params = vehicle.friction.params
             for wheel in vehicle.wheels:
                 rows.append(
-                    (index, wheel.side, wheel.x, wheel.y, wheel.yaw, wheel.radius, wheel.mass, wheel.inertia_yy,
-                     params["mu"], params["C_damping"], params.get("C_rr", 0.0), load)
+                    (index, wheel.side, wheel.x, wheel.y, wheel.yaw, wheel.radius, wheel.mass, wheel.inertia_yy, load)
                 )
-        table = np.array(rows, dtype=float).reshape(-1, 12)
+        table = np.array(rows, dtype=float).reshape(-1, 9)
         zeros = np.zeros(len(rows))
         return cls(
             vehicle=table[:, 0].astype(np.intp),
@@ -66,10 +61,7 @@ class WheelArrays:
             radius=table[:, 5].copy(),
             mass=table[:, 6].copy(),
             inertia_yy=table[:, 7].copy(),
-            mu=table[:, 8].copy(),
-            c_damping=table[:, 9].copy(),
-            c_rr=table[:, 10].copy(),
-            normal_force=table[:, 11].copy(),
+            normal_force=table[:, 8].copy(),
             omega=zeros.copy(),
             phi=zeros.copy(),
             torque=zeros.copy(),
@@ -129,3 +121,17 @@ def body_wrenches(force_lon, force_lat, wheel_cos, wheel_sin, arm_x, arm_y, vehi
         world_fx[k] = c * fx[k] - s * fy[k]
         world_fy[k] = s * fx[k] + c * fy[k]
     return world_fx, world_fy, tz
+
+
+@kernel
+def wheel_world_positions(pose, vehicle, x, y):
+    """World coordinates [m] of each wheel centre, from its vehicle's pose (x, y, yaw) and its position x, y."""
+    count = vehicle.size
+    world_x = np.empty(count)
+    world_y = np.empty(count)
+    for i in range(count):
+        k = vehicle[i]
+        c, s = np.cos(pose[k, 2]), np.sin(pose[k, 2])
+        world_x[i] = pose[k, 0] + c * x[i] - s * y[i]
+        world_y[i] = pose[k, 1] + s * x[i] + c * y[i]
+    return world_x, world_y

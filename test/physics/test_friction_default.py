@@ -15,9 +15,11 @@ DT = 0.01
 def call(v_x=0.0, v_y=0.0, omega=0.0, torque=0.0, fz=50.0, r=0.1, m=1.0, mu=0.8, c_damp=0.0, c_rr=0.0,
          slope=0.0):
     inertia = 0.5 * m * r * r
-    arrays = [np.atleast_1d(np.asarray(a, dtype=float)) for a in
-              (v_x, v_y, omega, torque, slope, fz, r, inertia, m, mu, c_damp, c_rr)]
-    fx, fy, w = default_friction(*arrays, G, DT)
+    v_x, v_y, omega, torque, slope, fz, r, inertia, m = [
+        np.atleast_1d(np.asarray(a, dtype=float)) for a in (v_x, v_y, omega, torque, slope, fz, r, inertia, m)]
+    params = np.array([[mu, c_damp, c_rr]], dtype=float)
+    zero = np.zeros(1)
+    fx, fy, w = default_friction(v_x, v_y, omega, torque, slope, fz, zero, zero, r, inertia, m, params, G, DT)
     return float(fx[0]), float(fy[0]), float(w[0])
 
 

@@ -17,6 +17,10 @@ import numpy as np
 from mvsim_ros.physics.jit import kernel
 
 
+#: Columns of the `params` matrix this model takes (per wheel), and their defaults.
+PARAM_NAMES = ("mu", "C_damping", "C_rr")
+
+
 @kernel
 def default_friction(
     v_x: np.ndarray,
@@ -25,12 +29,12 @@ def default_friction(
     torque_const: np.ndarray,
     torque_slope: np.ndarray,
     normal_force: np.ndarray,
+    slope_x: np.ndarray,
+    slope_y: np.ndarray,
     radius: np.ndarray,
     inertia_yy: np.ndarray,
     wheel_mass: np.ndarray,
-    mu: np.ndarray,
-    c_damping: np.ndarray,
-    c_rr: np.ndarray,
+    params: np.ndarray,
     gravity: float,
     dt: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -42,9 +46,11 @@ def default_friction(
         torque_const, torque_slope: motor torque on the shaft, tau = torque_const - torque_slope * omega_new
             [N m] and [N m s/rad].
         normal_force: load on the wheel F_z [N].
+        slope_x, slope_y: ground-plane component of gravity on the wheel's share of mass, wheel frame [N]
+            (zero on flat ground; the terrain model feeds it).
         radius: wheel radius R [m]; inertia_yy: spin inertia [kg m^2]; wheel_mass [kg].
-        mu: Coulomb friction coefficient; c_damping: bearing damping [N m s/rad];
-        c_rr: rolling-resistance coefficient (dimensionless).
+        params: (n, 3) per-wheel columns PARAM_NAMES: mu (Coulomb coefficient), C_damping (bearing damping
+            [N m s/rad]), C_rr (rolling-resistance coefficient, dimensionless).
         gravity: g [m/s^2]; dt: time step [s].
 
     Returns:
@@ -57,6 +63,7 @@ def default_friction(
     m_wp = F_z / g + m_wheel is the mass the wheel carries. Rolling resistance is the shaft torque
     T_rr = C_rr * F_z * R * tanh(100 * omega).
     """
+    mu, c_damping, c_rr = params[:, 0], params[:, 1], params[:, 2]
     partial_mass = normal_force / gravity + wheel_mass
     max_force = mu * partial_mass * gravity
 
