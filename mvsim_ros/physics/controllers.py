@@ -44,23 +44,27 @@ class WheelControllers:
 
     @classmethod
     def from_vehicles(cls, vehicles: list[VehicleSpec]) -> "WheelControllers":
-        """Gains copied from each vehicle's controller spec onto its wheels."""
+        """Gains copied from each vehicle's controller spec onto the wheels it drives.
+
+        Differential kinds with twist_pid: every driven wheel. Ackermann with front_steer_pid or
+        twist_front_steer_pid: the front wheels (MVSim's front-wheel drive). ackermann_drivetrain (one motor,
+        see fleet.Drivetrains) and twist_ideal (kinematic): no wheel PID. raw: torque_left / torque_right on the
+        driven wheels of each side.
+        """
         rows = []
         raw = []
         for vehicle in vehicles:
             spec = vehicle.controller
-            is_pid = spec.kind == "twist_pid"
             p = spec.params
             for wheel in vehicle.wheels:
-                if not wheel.driven:  # casters and passive wheels: no motor
-                    rows.append((0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
-                    raw.append(0.0)
-                elif is_pid:
+                if _wheel_pid(vehicle, wheel):
                     rows.append((1.0, p["KP"], p["KI"], p["KD"], p["I_MAX"], p["max_torque"]))
                     raw.append(0.0)
-                else:
-                    rows.append((0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
-                    raw.append(p["torque_left"] if wheel.side > 0 else p["torque_right"] if wheel.side < 0 else 0.0)
+                    continue
+                rows.append((0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+                is_raw = spec.kind == "raw" and vehicle.dynamics != "ackermann_drivetrain" and wheel.driven
+                side_torque = p.get("torque_left", 0.0) if wheel.side > 0 else p.get("torque_right", 0.0)
+                raw.append(side_torque if is_raw and wheel.side != 0 else 0.0)
         table = np.array(rows, dtype=float).reshape(-1, 6)
         zeros = np.zeros(len(rows))
         return cls(
@@ -90,6 +94,16 @@ class WheelControllers:
         """Forget integral and derivative history for the masked wheels."""
         self.integral[wheel_mask] = 0.0
         self.last_error[wheel_mask] = 0.0
+
+
+def _wheel_pid(vehicle: VehicleSpec, wheel) -> bool:
+    """Whether this wheel runs its own speed PID."""
+    kind = vehicle.controller.kind
+    if not wheel.driven or vehicle.dynamics == "ackermann_drivetrain":
+        return False
+    if kind == "twist_pid":
+        return True
+    return kind in ("front_steer_pid", "twist_front_steer_pid") and wheel.name in ("fl_wheel", "fr_wheel")
 
 
 @kernel

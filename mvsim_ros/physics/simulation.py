@@ -7,14 +7,13 @@ import math
 import numpy as np
 
 from mvsim_ros.physics.bodies import build_box2d_world
-from mvsim_ros.physics.commands import TwistCommands
+from mvsim_ros.physics.commands import VehicleCommands
 from mvsim_ros.physics.controllers import WheelControllers
-from mvsim_ros.physics.friction import FRICTION_MODELS
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry, odometry_wheel_pairs
+from mvsim_ros.physics.vehicles.fleet import Drivetrains, Steering, steering_targets
 from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities, wheel_world_positions
-from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.specs import WorldSpec
 
 #: Wheel spin angles are wrapped into [-pi, pi) every this many steps (seed 001 wraps them past 1e4 rad; a
@@ -22,30 +21,12 @@ from mvsim_ros.world.specs import WorldSpec
 PHI_WRAP_CHECK_STEPS = 1000
 
 
-#: What this version's physics simulates; other world content loads but is refused here with a clear error.
-SIMULATED_DYNAMICS = ("differential", "differential_3_wheels", "differential_4_wheels")
-SIMULATED_CONTROLLERS = ("raw", "twist_pid")
-SIMULATED_FRICTION = tuple(FRICTION_MODELS)
-
-
 class SimulationDiverged(RuntimeError):
     """The state became non-finite (NaN or infinity); the simulation refuses to carry on."""
 
 
 def check_simulated(world: WorldSpec) -> list[str]:
-    """Raise WorldFileError for content the physics cannot simulate; return warnings for what it leaves out."""
-    for vehicle in world.vehicles:
-        for what, value, supported in (
-            ("dynamics", vehicle.dynamics, SIMULATED_DYNAMICS),
-            ("controller", vehicle.controller.kind, SIMULATED_CONTROLLERS),
-            ("friction model", vehicle.friction.model, SIMULATED_FRICTION),
-        ):
-            if value not in supported:
-                src = vehicle.source
-                raise WorldFileError(
-                    f"vehicle '{vehicle.name}' uses {what} '{value}', which this version does not simulate yet "
-                    f"(simulated: {', '.join(supported)})",
-                    file=src.file if src else world.source_file, line=src.line if src else None, tag="vehicle")
+    """Warnings for world content this version loads but does not simulate."""
     warnings = []
     if world.joints:
         warnings.append(f"{len(world.joints)} <joint> element(s) are not simulated by this version")
@@ -80,11 +61,18 @@ class Simulation:
         self.box2d = build_box2d_world(world)
         self.wheels = WheelArrays.from_vehicles(world.vehicles, self.gravity)
         self.controllers = WheelControllers.from_vehicles(world.vehicles)
-        self.commands = TwistCommands(
+        self.commands = VehicleCommands(
             [v.controller.params.get("V", 0.0) for v in world.vehicles],
             [v.controller.params.get("W", 0.0) for v in world.vehicles],
+            [v.controller.params.get("STEER_ANG", 0.0) for v in world.vehicles],
+            [v.controller.kind in ("front_steer_pid", "raw") for v in world.vehicles],
             command_timeout,
         )
+        offsets = np.cumsum([0] + [len(v.wheels) for v in world.vehicles]).tolist()
+        self.steering = Steering.build(world.vehicles, offsets)
+        self.drivetrains = Drivetrains.build(world.vehicles, offsets)
+        self._ideal = np.array([v.controller.kind == "twist_ideal" for v in world.vehicles], dtype=bool)
+        self._ideal_wheels = self._ideal[self.wheels.vehicle] if n else np.zeros(0, dtype=bool)
         self._left, self._right = odometry_wheel_pairs(self.wheels, n)
         self._friction_groups = friction_groups(world, self.wheels.vehicle)
         self._region_overrides = region_overrides(world)
@@ -118,9 +106,22 @@ class Simulation:
     def set_twist(self, index: int, v: float, omega: float) -> None:
         """Twist setpoint for vehicle `index`: forward speed v [m/s], yaw rate omega [rad/s].
 
-        Raises ValueError for NaN/inf (the previous setpoint is kept).
+        Ackermann vehicles steer to the angle that gives omega at v. Raises ValueError for NaN/inf (the previous
+        setpoint is kept).
         """
-        self.commands.set(index, float(v), float(omega), self.time)
+        self.commands.set_twist(index, float(v), float(omega), self.time)
+
+    def set_ackermann(self, index: int, speed: float, steering_angle: float, steering_rate: float = 0.0) -> None:
+        """Speed [m/s] and equivalent front steering angle [rad] for an Ackermann vehicle; steering_rate [rad/s]
+        > 0 limits how fast the steering moves. Raises ValueError for NaN/inf or a vehicle that cannot steer."""
+        if index not in self.steering.vehicle:
+            raise ValueError(f"vehicle '{self.vehicle_names[index]}' has no Ackermann steering")
+        self.commands.set_ackermann(index, float(speed), float(steering_angle), float(steering_rate), self.time)
+
+    @property
+    def steering_angles(self) -> dict[str, float]:
+        """Current equivalent steering angle [rad] of each Ackermann vehicle, by name."""
+        return {self.vehicle_names[k]: float(d) for k, d in zip(self.steering.vehicle.tolist(), self.steering.delta)}
 
     def set_wheel_torques(self, index: int, torques: list[float]) -> None:
         """Motor torques [N m] for the wheels of a raw-controlled vehicle, in world-file wheel order."""
@@ -133,14 +134,32 @@ class Simulation:
     # -- the step -------------------------------------------------------------------------------------------
     def step(self) -> None:
         """Advance the world by one fixed time step dt."""
-        dt, w = self.dt, self.wheels
+        dt, w, veh = self.dt, self.wheels, self.wheels.vehicle
 
         # 1. Inputs: latest valid command per vehicle, watchdog applied.
         self.commands.apply_watchdog(self.time)
 
-        # 2. Controllers: per-wheel ground-speed setpoints -> motor torque laws (const - slope * omega_new).
-        wanted = self.commands.v[w.vehicle] - self.commands.omega[w.vehicle] * w.y
+        # 2. Steering and controllers: wheel angles, then per-wheel ground-speed setpoints -> torque laws
+        #    (const - slope * omega_new); drivetrains split one motor torque over their wheels.
+        commands, steer = self.commands, self.steering
+        omega_cmd = commands.omega
+        if steer.vehicle.size:
+            sv = steer.vehicle
+            targets = steering_targets(commands.v[sv], commands.omega[sv], commands.steer[sv],
+                                       commands.steer_mode[sv], steer.wheelbase, steer.max_steer)
+            steer.update(targets, commands.steer_rate[sv], w.yaw, dt)
+            self._wheel_cos, self._wheel_sin = np.cos(w.yaw), np.sin(w.yaw)
+            omega_cmd = omega_cmd.copy()
+            omega_cmd[sv] = commands.v[sv] * np.tan(steer.delta) / steer.wheelbase  # what the geometry allows
+        v_cmd, omega_w = commands.v[veh], omega_cmd[veh]
+        wanted = self._wheel_cos * (v_cmd - omega_w * w.y) + self._wheel_sin * omega_w * w.x
         torque_const, torque_slope = self.controllers.torque_law(wanted, w.omega, w.radius, dt)
+        trains = self.drivetrains
+        if trains.vehicle.size:
+            torques = trains.wheel_torques(commands.v[trains.vehicle], self.odom_twist[trains.vehicle, 0], w.omega,
+                                           dt)
+            torque_const[trains.wheels] = torques
+            torque_slope[trains.wheels] = 0.0
 
         # 3. Wheel kinematics: contact-point velocity of each wheel in its own frame.
         yaw = self.pose[:, 2]
@@ -171,6 +190,9 @@ class Simulation:
         # 5. Forces onto bodies: one world-frame force and one torque about the centre of mass per body.
         world_fx, world_fy, torque_z = body_wrenches(force_lon, force_lat, self._wheel_cos, self._wheel_sin,
                                                      self._arm_x, self._arm_y, w.vehicle, yaw, w.force_x, w.force_y)
+        if self._ideal.any():  # kinematic control: no wheel forces, the body gets its velocity directly
+            world_fx[self._ideal] = world_fy[self._ideal] = torque_z[self._ideal] = 0.0
+            self._drive_ideal(omega_cmd, wanted, dt)
         for body, f_x, f_y, t_z in zip(self.box2d.vehicles, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
             body.ApplyForceToCenter((f_x, f_y), True)
             body.ApplyTorque(t_z, True)
@@ -193,6 +215,31 @@ class Simulation:
         if self.steps % PHI_WRAP_CHECK_STEPS == 0:
             np.remainder(w.phi + math.pi, 2.0 * math.pi, out=w.phi)
             w.phi -= math.pi
+
+    def _drive_ideal(self, omega_cmd: np.ndarray, wanted: np.ndarray, dt: float) -> None:
+        """twist_ideal: the body follows the commanded twist exactly (kinematic control) and its wheels roll.
+
+        The centre-of-mass velocity is set so that, over the step, the reference point moves along the exact arc
+        of the twist (chord of length v dt sinc(omega dt / 2) at the mid-step heading), whatever the centre of
+        mass offset; the wheels get their rolling spin and no ground force.
+        """
+        w = self.wheels
+        for k in np.flatnonzero(self._ideal).tolist():
+            v, omega = float(self.commands.v[k]), float(omega_cmd[k])
+            yaw = float(self.pose[k, 2])
+            half = 0.5 * omega * dt
+            chord = v * (math.sin(half) / half if abs(half) > 1e-12 else 1.0)
+            cx, cy = self.box2d.vehicle_com_local[k]
+            c0, s0, c1, s1 = math.cos(yaw), math.sin(yaw), math.cos(yaw + omega * dt), math.sin(yaw + omega * dt)
+            vx = chord * math.cos(yaw + half) + ((c1 - c0) * cx - (s1 - s0) * cy) / dt
+            vy = chord * math.sin(yaw + half) + ((s1 - s0) * cx + (c1 - c0) * cy) / dt
+            body = self.box2d.vehicles[k]
+            body.linearVelocity = (vx, vy)
+            body.angularVelocity = omega
+        mask = self._ideal_wheels
+        w.omega[mask] = wanted[mask] / w.radius[mask]
+        w.force_x[mask] = 0.0
+        w.force_y[mask] = 0.0
 
     def run(self, duration: float) -> None:
         """Step for `duration` seconds of simulated time (rounded to whole steps)."""

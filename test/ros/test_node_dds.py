@@ -190,14 +190,6 @@ def test_occupancy_grid_is_published_latched_as_simul_map(running_node):
     assert cells[80 * 240 + 120] == 0
 
 
-def test_world_with_content_not_simulated_yet_exits_with_a_clear_message():
-    world = DEMO_WORLD.parent / "elevation_car.world.xml"
-    result = subprocess.run(node_command(f"world_file:={world}"), capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2
-    assert "vehicle 'car1' uses dynamics 'ackermann', which this version does not simulate yet" in result.stderr
-    assert f"{world}:" in result.stderr
-
-
 def test_missing_world_file_exits_non_zero_with_the_path(tmp_path):
     missing = tmp_path / "nope.world.xml"
     result = subprocess.run(node_command(f"world_file:={missing}"), capture_output=True, text=True, timeout=60)

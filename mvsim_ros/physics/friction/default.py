@@ -8,6 +8,13 @@ Motor torque is given as an affine law of the wheel's new spin rate, tau = torqu
 model. With a slope, the proportional term is integrated implicitly: a slipping wheel is a bare inertia, and an
 explicit P term on it is unstable once K_P * R * dt / I_yy > 2 (e.g. K_P = 60 N m s/m on a 0.2 m, 1 kg wheel at
 dt = 5 ms gives 6); the implicit form is stable for any gain and identical while the wheel rolls.
+
+Gravity on slopes (seed 001, "Gravity Slope Handling"; MVSim's DefaultFriction.cpp): the ground-plane component
+of gravity on the wheel's share of mass, (slope_x, slope_y) in the wheel frame, is counteracted by friction.
+Laterally it joins the side-slip-cancelling impulse before the Coulomb clamp; longitudinally it is added to the
+contact-patch force after the clamp, limited to the capacity the traction force leaves, and it does not enter the
+wheel's torque balance (it acts on the chassis, not on the wheel spin). A vehicle on a slope below the friction
+limit therefore stays put with no motor torque.
 """
 
 from __future__ import annotations
@@ -57,17 +64,20 @@ def default_friction(
         (F_x, F_y, omega_new): ground force on the wheel in the wheel frame [N] and the spin rate after dt
         [rad/s].
 
-    The lateral force is the impulse that cancels side slip within dt; the longitudinal force comes from the
+    The lateral force is the impulse that cancels side slip within dt, plus the force holding the wheel against
+    the lateral slope, F_y = clamp(-v_y m_wp / dt - slope_y, +-F_max); the longitudinal force comes from the
     wheel's torque balance I_yy * alpha = tau - R * F_x - C_damping * omega - T_rr, choosing alpha so the wheel
-    rolls without slip at the end of the step. Both are clamped to the Coulomb limit mu * m_wp * g, where
-    m_wp = F_z / g + m_wheel is the mass the wheel carries. Rolling resistance is the shaft torque
-    T_rr = C_rr * F_z * R * tanh(100 * omega).
+    rolls without slip at the end of the step, clamped to +-F_max; then
+    F_x -= clamp(slope_x, +-(F_max - |F_x|)) holds the wheel against the longitudinal slope with what capacity
+    is left. F_max = mu * m_wp * g is the Coulomb limit, m_wp = F_z / g + m_wheel the mass the wheel carries.
+    Rolling resistance is the shaft torque T_rr = C_rr * F_z * R * tanh(100 * omega). With zero slope forces
+    the results are those of the flat-ground model exactly.
     """
     mu, c_damping, c_rr = params[:, 0], params[:, 1], params[:, 2]
     partial_mass = normal_force / gravity + wheel_mass
     max_force = mu * partial_mass * gravity
 
-    lateral = np.minimum(np.maximum(-v_y * partial_mass / dt, -max_force), max_force)
+    lateral = np.minimum(np.maximum(-v_y * partial_mass / dt - slope_y, -max_force), max_force)
 
     rolling_torque = c_rr * normal_force * radius * np.tanh(100.0 * omega)
     net_torque = torque_const - c_damping * omega - rolling_torque  # all but the implicit motor term
@@ -80,4 +90,8 @@ def default_friction(
     # where the force is not clamped this gives omega_rolling exactly.
     inertia_rate = inertia_yy / dt
     omega_new = (inertia_rate * omega + net_torque - radius * longitudinal) / (inertia_rate + torque_slope)
+
+    # Slope gravity on the contact patch, within the capacity traction leaves (not part of the spin balance).
+    remaining = max_force - np.abs(longitudinal)
+    longitudinal = longitudinal - np.minimum(np.maximum(slope_x, -remaining), remaining)
     return longitudinal, lateral, omega_new

@@ -1,0 +1,157 @@
+"""What differs between vehicle kinds, for all vehicles at once: steering (Ackermann kinds), drivetrains, and
+ideal (kinematic) control. Differential kinds need nothing beyond the per-wheel controllers."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mvsim_ros.physics.jit import kernel
+from mvsim_ros.physics.vehicles.ackermann import (
+    DRIVETRAIN_CODES,
+    ackermann_wheel_angles,
+    drivetrain_fractions,
+    steer_towards,
+)
+from mvsim_ros.world.specs import VehicleSpec
+
+ACKERMANN_KINDS = ("ackermann", "ackermann_drivetrain")
+_DRIVETRAIN_PARAM_ORDER = ("front_rear_split", "front_rear_bias", "front_left_right_split", "front_left_right_bias",
+                           "rear_left_right_split", "rear_left_right_bias")
+
+
+def _wheel_index(offsets: list[int], vehicle: VehicleSpec, k: int, name: str) -> int:
+    return offsets[k] + [w.name for w in vehicle.wheels].index(name)
+
+
+@dataclass
+class Steering:
+    """Ackermann vehicles: their indices, front/rear wheel indices, geometry, limits and current angle.
+
+    wheelbase l = x_front - x_rear [m]; track w = y_FL - y_FR [m]; max_steer [rad]; max_rate [rad/s] (0: none);
+    delta: current equivalent (bicycle-model) steering angle [rad].
+    """
+
+    vehicle: np.ndarray
+    fl: np.ndarray
+    fr: np.ndarray
+    rl: np.ndarray
+    wheelbase: np.ndarray
+    track: np.ndarray
+    max_steer: np.ndarray
+    max_rate: np.ndarray
+    delta: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @classmethod
+    def build(cls, vehicles: list[VehicleSpec], offsets: list[int]) -> "Steering":
+        rows = []
+        for k, v in enumerate(vehicles):
+            if v.dynamics not in ACKERMANN_KINDS:
+                continue
+            fl, fr = _wheel_index(offsets, v, k, "fl_wheel"), _wheel_index(offsets, v, k, "fr_wheel")
+            rl = _wheel_index(offsets, v, k, "rl_wheel")
+            wheels = {w.name: w for w in v.wheels}
+            wheelbase = wheels["fl_wheel"].x - wheels["rl_wheel"].x
+            track = wheels["fl_wheel"].y - wheels["fr_wheel"].y
+            if wheelbase <= 0 or track <= 0:
+                raise ValueError(f"vehicle '{v.name}': front wheels must be ahead of the rear ones and left of right")
+            rows.append((k, fl, fr, rl, wheelbase, track, v.dynamics_params.get("max_steer", math.radians(30)),
+                         v.dynamics_params.get("max_steer_rate", 0.0)))
+        table = np.array(rows, dtype=float).reshape(-1, 8)
+        ints = table[:, :4].astype(np.intp)
+        steering = cls(ints[:, 0], ints[:, 1], ints[:, 2], ints[:, 3], table[:, 4].copy(), table[:, 5].copy(),
+                       table[:, 6].copy(), table[:, 7].copy())
+        steering.delta = np.zeros(len(rows))
+        return steering
+
+    def update(self, target: np.ndarray, rate_override: np.ndarray, yaw: np.ndarray, dt: float) -> None:
+        """Move each vehicle's steering towards target [rad] and set its front wheels' yaw in `yaw` (in place).
+
+        rate_override[k] > 0 replaces the vehicle's own steering-rate limit (e.g. an AckermannDrive command's
+        steering_angle_velocity)."""
+        rate = np.where(rate_override > 0.0, rate_override, self.max_rate)
+        self.delta = steer_towards(self.delta, target, self.max_steer, rate, dt)
+        yaw[self.fl], yaw[self.fr] = ackermann_wheel_angles(self.delta, self.track, self.wheelbase, self.max_steer)
+
+
+@kernel
+def steering_targets(v, omega, steer, steer_mode, wheelbase, max_steer):
+    """Equivalent steering angle [rad] wanted by each Ackermann vehicle: the commanded angle in steering mode,
+    else the angle that turns at omega [rad/s] when driving at v [m/s]: delta = atan(l omega / v) (at v = 0,
+    full lock towards omega, or straight)."""
+    out = np.empty(v.size)
+    for k in range(v.size):
+        if steer_mode[k]:
+            out[k] = steer[k]
+        elif abs(v[k]) > 1e-6:
+            out[k] = math.atan(wheelbase[k] * omega[k] / v[k])
+        elif omega[k] != 0.0:
+            out[k] = math.copysign(max_steer[k], omega[k])
+        else:
+            out[k] = 0.0
+    return out
+
+
+@dataclass
+class Drivetrains:
+    """ackermann_drivetrain vehicles: one motor torque from a PID on the odometry speed, split by differentials.
+
+    Wheel indices per vehicle in the order FL, FR, RL, RR; code: DRIVETRAIN_CODES; params (n, 6) in
+    _DRIVETRAIN_PARAM_ORDER; PID gains as in the world file; raw_torque: motor torque of raw-controlled ones.
+    """
+
+    vehicle: np.ndarray
+    wheels: np.ndarray
+    code: np.ndarray
+    params: np.ndarray
+    pid: np.ndarray
+    kp: np.ndarray
+    ki: np.ndarray
+    kd: np.ndarray
+    i_max: np.ndarray
+    max_torque: np.ndarray
+    raw_torque: np.ndarray
+    integral: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    last_error: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @classmethod
+    def build(cls, vehicles: list[VehicleSpec], offsets: list[int]) -> "Drivetrains":
+        rows, wheel_rows, params = [], [], []
+        for k, v in enumerate(vehicles):
+            if v.dynamics != "ackermann_drivetrain":
+                continue
+            names = ("fl_wheel", "fr_wheel", "rl_wheel", "rr_wheel")
+            wheel_rows.append([_wheel_index(offsets, v, k, n) for n in names])
+            p = v.controller.params
+            is_pid = v.controller.kind in ("twist_front_steer_pid", "front_steer_pid")
+            rows.append((k, DRIVETRAIN_CODES[v.drivetrain.type], float(is_pid), p.get("KP", 0.0), p.get("KI", 0.0),
+                         p.get("KD", 0.0), p.get("I_MAX", 0.0), p.get("max_torque", math.inf),
+                         p.get("torque", 0.0)))
+            params.append([v.drivetrain.params[name] for name in _DRIVETRAIN_PARAM_ORDER])
+        t = np.array(rows, dtype=float).reshape(-1, 9)
+        trains = cls(t[:, 0].astype(np.intp), np.array(wheel_rows, dtype=np.intp).reshape(-1, 4),
+                     t[:, 1].astype(np.int64), np.array(params, dtype=float).reshape(-1, 6), t[:, 2] > 0,
+                     t[:, 3].copy(), t[:, 4].copy(), t[:, 5].copy(), t[:, 6].copy(), t[:, 7].copy(), t[:, 8].copy())
+        trains.integral = np.zeros(len(rows))
+        trains.last_error = np.zeros(len(rows))
+        return trains
+
+    def wheel_torques(self, wanted_speed: np.ndarray, odometry_speed: np.ndarray, omega: np.ndarray,
+                      dt: float) -> np.ndarray:
+        """Torque [N m] for each drivetrain wheel (rows: vehicles, columns FL, FR, RL, RR).
+
+        wanted_speed / odometry_speed [m/s] per drivetrain vehicle; omega: all wheels' spin [rad/s]."""
+        error = wanted_speed - odometry_speed
+        derivative = (error - self.last_error) / dt
+        self.last_error = error
+        trial = np.clip(self.integral + error * dt, -self.i_max, self.i_max)
+        explicit = self.kp * error + self.ki * trial + self.kd * derivative
+        saturated = np.abs(explicit) > self.max_torque
+        self.integral = np.where(saturated & (np.sign(explicit) == np.sign(error)), self.integral, trial)
+        motor = np.where(self.pid, np.clip(explicit, -self.max_torque, self.max_torque), self.raw_torque)
+        w = self.wheels
+        fractions = drivetrain_fractions(self.code, omega[w[:, 0]], omega[w[:, 1]], omega[w[:, 2]], omega[w[:, 3]],
+                                         self.params)
+        return motor[:, None] * fractions
