@@ -1,11 +1,13 @@
 """Benchmark: real-time factor (simulated s / wall s) of the physics step, with and without ROS publishing.
 
-    python -m mvsim_ros.bench                 # 1, 10 and 50 differential robots, dt = 5 ms
-    python -m mvsim_ros.bench --robots 1 5 --seconds 5 --no-ros
+    python -m mvsim_ros.bench                 # every case below, dt = 5 ms
+    python -m mvsim_ros.bench --kind differential --robots 1 5 --seconds 5 --no-ros
 
-Robots are spread on an open plane, each driving its own circle (twist_pid, default friction), headless and
-without sensors. "ros" adds what the node publishes at its default rates (odometry, ground truth, collision
-and TF for every robot at 50 Hz of simulated time, /clock at 100 Hz) on a real DDS participant.
+Cases: differential robots (twist_pid, default friction) 1/10/50, with and without ROS; Ackermann cars
+(twist_front_steer_pid, default friction) 1/10/50; 10 ackermann_drivetrain cars with a torsen_4wd drivetrain
+and Pacejka tyres. Vehicles are spread on an open plane, each driving its own circle, headless and without
+sensors. "ros" adds what the node publishes at its default rates (odometry, ground truth, collision and TF for
+every vehicle at 50 Hz of simulated time, /clock at 100 Hz) on a real DDS participant.
 """
 
 from __future__ import annotations
@@ -33,33 +35,70 @@ ROBOT_CLASS = """
 """
 
 
-def bench_world_xml(robots: int, timestep: float = 0.005, spacing: float = 4.0) -> str:
-    """A world with `robots` differential robots on a square lattice `spacing` metres apart."""
+_CAR_WHEELS = """
+      <rl_wheel pos="0  0.75" mass="15.0" width="0.22" diameter="0.65"/>
+      <rr_wheel pos="0 -0.75" mass="15.0" width="0.22" diameter="0.65"/>
+      <fl_wheel mass="15.0" width="0.22" diameter="0.65"/> <fr_wheel mass="15.0" width="0.22" diameter="0.65"/>
+      <f_wheels_x>2.5</f_wheels_x> <f_wheels_d>1.5</f_wheels_d> <max_steer_ang_deg>35</max_steer_ang_deg>
+      <chassis mass="1200.0" zmin="0.15" zmax="1.45"/>"""
+CAR_CLASS = f"""
+  <vehicle:class name="bench_robot">
+    <dynamics class="ackermann">{_CAR_WHEELS}
+      <controller class="twist_front_steer_pid"><KP>1500</KP><KI>500</KI><I_MAX>1</I_MAX>
+        <max_torque>800</max_torque></controller>
+    </dynamics>
+    <friction class="default"><mu>0.9</mu><C_damping>1.0</C_damping><C_rr>0.012</C_rr></friction>
+  </vehicle:class>
+"""
+DRIVETRAIN_CAR_CLASS = f"""
+  <vehicle:class name="bench_robot">
+    <dynamics class="ackermann_drivetrain">{_CAR_WHEELS}
+      <drivetrain type="torsen_4wd"/>
+      <controller class="twist_front_steer_pid"><KP>3000</KP><KI>500</KI><I_MAX>1</I_MAX>
+        <max_torque>3000</max_torque></controller>
+    </dynamics>
+    <friction class="pacejka"><surface>dry</surface><C_damping>1.0</C_damping><C_rr>0.012</C_rr></friction>
+  </vehicle:class>
+"""
+#: Benchmark vehicle kinds: name -> (vehicle class XML, circle twist (v [m/s], omega [rad/s]), spacing [m]).
+KINDS = {
+    "differential": (ROBOT_CLASS, (0.5, 0.3), 4.0),
+    "ackermann": (CAR_CLASS, (2.0, 0.2), 25.0),
+    "drivetrain": (DRIVETRAIN_CAR_CLASS, (2.0, 0.2), 25.0),
+}
+
+
+def bench_world_xml(robots: int, timestep: float = 0.005, kind: str = "differential") -> str:
+    """A world with `robots` vehicles of a benchmark kind on a square lattice."""
+    vehicle_class, _, spacing = KINDS[kind]
     side = math.ceil(math.sqrt(robots))
     vehicles = "\n".join(
         f'  <vehicle name="r{i + 1}" class="bench_robot"><init_pose>{(i % side) * spacing} '
         f"{(i // side) * spacing} 0</init_pose></vehicle>"
         for i in range(robots)
     )
-    return f'<mvsim_world version="1.0">\n  <simul_timestep>{timestep}</simul_timestep>\n{ROBOT_CLASS}{vehicles}\n' \
-           "</mvsim_world>\n"
+    return f'<mvsim_world version="1.0">\n  <simul_timestep>{timestep}</simul_timestep>\n{vehicle_class}' \
+           f"{vehicles}\n</mvsim_world>\n"
 
 
-def make_simulation(robots: int, timestep: float = 0.005) -> Simulation:
-    """The benchmark simulation, every robot commanded to drive a circle of radius 1.67 m."""
-    sim = Simulation(load_world_string(bench_world_xml(robots, timestep), file=f"<bench {robots} robots>"))
+def make_simulation(robots: int, timestep: float = 0.005, kind: str = "differential") -> Simulation:
+    """The benchmark simulation, every vehicle commanded to drive its own circle."""
+    world = load_world_string(bench_world_xml(robots, timestep, kind), file=f"<bench {robots} {kind}>")
+    sim = Simulation(world)
+    v, omega = KINDS[kind][1]
     for i in range(robots):
-        sim.set_twist(i, 0.5, 0.3)
+        sim.set_twist(i, v, omega)
     return sim
 
 
-def measure(robots: int, wall_seconds: float, with_ros: bool, timestep: float = 0.005) -> float:
+def measure(robots: int, wall_seconds: float, with_ros: bool, timestep: float = 0.005,
+            kind: str = "differential") -> float:
     """Real-time factor measured over about `wall_seconds` of wall time, after a warm-up.
 
     With ROS, the DDS participant gets a second to finish discovery of its publishers before timing starts
     (discovery traffic is a start-up cost, not a per-step one).
     """
-    sim = make_simulation(robots, timestep)
+    sim = make_simulation(robots, timestep, kind)
     publish = None
     node = None
     if with_ros:
@@ -94,10 +133,15 @@ def measure(robots: int, wall_seconds: float, with_ros: bool, timestep: float = 
     return steps * sim.dt / wall
 
 
+#: The default cases: (kind, vehicle counts, with the ROS publishing columns).
+DEFAULT_CASES = (("differential", (1, 10, 50), True), ("ackermann", (1, 10, 50), False), ("drivetrain", (10,), False))
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Print a table of real-time factors."""
+    """Print tables of real-time factors."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robots", type=int, nargs="+", default=[1, 10, 50])
+    parser.add_argument("--kind", choices=sorted(KINDS), help="only this vehicle kind")
+    parser.add_argument("--robots", type=int, nargs="+", help="vehicle counts (with --kind)")
     parser.add_argument("--seconds", type=float, default=3.0, help="wall-clock seconds per run")
     parser.add_argument("--dt", type=float, default=0.005, help="time step [s]")
     parser.add_argument("--no-ros", action="store_true", help="skip the cases with ROS publishing")
@@ -105,16 +149,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs per case; the best is reported (least disturbed by other load)")
     args = parser.parse_args(argv)
     os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
-    print(f"real-time factor (simulated s / wall s), dt = {args.dt * 1e3:g} ms, differential robots, no sensors")
-    print(f"{'robots':>6}  {'physics only':>12}  {'+ ROS publish':>13}  {'publish cost':>12}")
-    for robots in args.robots:
-        seconds = args.seconds
-        bare = max(measure(robots, seconds, False, args.dt) for _ in range(args.repeat))
-        if args.no_ros:
-            print(f"{robots:>6}  {bare:>11.1f}x  {'-':>13}  {'-':>12}", flush=True)
-            continue
-        ros = max(measure(robots, seconds, True, args.dt) for _ in range(args.repeat))
-        print(f"{robots:>6}  {bare:>11.1f}x  {ros:>12.1f}x  {100 * (1 - ros / bare):>11.0f}%", flush=True)
+    cases = DEFAULT_CASES
+    if args.kind:
+        cases = ((args.kind, tuple(args.robots or (1, 10, 50)), args.kind == "differential"),)
+    print(f"real-time factor (simulated s / wall s), dt = {args.dt * 1e3:g} ms, no sensors, best of {args.repeat}")
+    for kind, counts, with_ros in cases:
+        with_ros = with_ros and not args.no_ros
+        ros_columns = f"  {'+ ROS publish':>13}  {'publish cost':>12}" if with_ros else ""
+        print(f"\n{kind:>12}  {'physics only':>12}{ros_columns}")
+        for robots in counts:
+            bare = max(measure(robots, args.seconds, False, args.dt, kind) for _ in range(args.repeat))
+            line = f"{robots:>12}  {bare:>11.1f}x"
+            if with_ros:
+                ros = max(measure(robots, args.seconds, True, args.dt, kind) for _ in range(args.repeat))
+                line += f"  {ros:>12.1f}x  {100 * (1 - ros / bare):>11.0f}%"
+            print(line, flush=True)
     try:
         import rclpy
 
