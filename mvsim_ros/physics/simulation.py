@@ -12,7 +12,7 @@ from mvsim_ros.physics.controllers import WheelControllers
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry, odometry_wheel_pairs
-from mvsim_ros.physics.vehicles.fleet import Drivetrains, Steering, steering_targets
+from mvsim_ros.physics.vehicles.fleet import Drivetrains, Steering, wheel_setpoints
 from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities, wheel_world_positions
 from mvsim_ros.world.specs import WorldSpec
 
@@ -142,17 +142,10 @@ class Simulation:
         # 2. Steering and controllers: wheel angles, then per-wheel ground-speed setpoints -> torque laws
         #    (const - slope * omega_new); drivetrains split one motor torque over their wheels.
         commands, steer = self.commands, self.steering
-        omega_cmd = commands.omega
-        if steer.vehicle.size:
-            sv = steer.vehicle
-            targets = steering_targets(commands.v[sv], commands.omega[sv], commands.steer[sv],
-                                       commands.steer_mode[sv], steer.wheelbase, steer.max_steer)
-            steer.update(targets, commands.steer_rate[sv], w.yaw, dt)
-            self._wheel_cos, self._wheel_sin = np.cos(w.yaw), np.sin(w.yaw)
-            omega_cmd = omega_cmd.copy()
-            omega_cmd[sv] = commands.v[sv] * np.tan(steer.delta) / steer.wheelbase  # what the geometry allows
-        v_cmd, omega_w = commands.v[veh], omega_cmd[veh]
-        wanted = self._wheel_cos * (v_cmd - omega_w * w.y) + self._wheel_sin * omega_w * w.x
+        wanted, self._wheel_cos, self._wheel_sin, omega_cmd = wheel_setpoints(
+            commands.v, commands.omega, commands.steer, commands.steer_mode, commands.steer_rate, steer.vehicle,
+            steer.fl, steer.fr, steer.wheelbase, steer.track, steer.max_steer, steer.max_rate, steer.delta, veh,
+            w.x, w.y, w.yaw, dt)
         torque_const, torque_slope = self.controllers.torque_law(wanted, w.omega, w.radius, dt)
         trains = self.drivetrains
         if trains.vehicle.size:

@@ -66,15 +66,6 @@ class Steering:
         steering.delta = np.zeros(len(rows))
         return steering
 
-    def update(self, target: np.ndarray, rate_override: np.ndarray, yaw: np.ndarray, dt: float) -> None:
-        """Move each vehicle's steering towards target [rad] and set its front wheels' yaw in `yaw` (in place).
-
-        rate_override[k] > 0 replaces the vehicle's own steering-rate limit (e.g. an AckermannDrive command's
-        steering_angle_velocity)."""
-        rate = np.where(rate_override > 0.0, rate_override, self.max_rate)
-        self.delta = steer_towards(self.delta, target, self.max_steer, rate, dt)
-        yaw[self.fl], yaw[self.fr] = ackermann_wheel_angles(self.delta, self.track, self.wheelbase, self.max_steer)
-
 
 @kernel
 def steering_targets(v, omega, steer, steer_mode, wheelbase, max_steer):
@@ -92,6 +83,42 @@ def steering_targets(v, omega, steer, steer_mode, wheelbase, max_steer):
         else:
             out[k] = 0.0
     return out
+
+
+@kernel
+def wheel_setpoints(v, omega, steer, steer_mode, steer_rate, steer_vehicle, fl, fr, wheelbase, track, max_steer,
+                    max_rate, delta, wheel_vehicle, x, y, yaw, dt):
+    """Phase 2 of the step for all vehicles in one call: steering, then each wheel's ground-speed setpoint.
+
+    Ackermann vehicles (steer_vehicle[j], front wheels fl[j], fr[j]) move their equivalent angle delta[j] towards
+    steering_targets(...) within max_steer and the rate limit (steer_rate of the command if > 0, else
+    max_rate; <= 0: none), and their front wheels' yaw is set by the Ackermann formulas; their yaw-rate setpoint
+    becomes what the geometry allows at the commanded speed, v tan(delta) / l. `delta` and `yaw` are updated in
+    place. Each wheel's setpoint is the commanded twist's velocity at the wheel along its heading:
+    cos(yaw) (v - omega y) + sin(yaw) omega x [m/s]. Returns (setpoint, cos(yaw), sin(yaw), omega_setpoint).
+    """
+    omega_set = omega.copy()
+    if steer_vehicle.size:
+        targets = steering_targets(v[steer_vehicle], omega[steer_vehicle], steer[steer_vehicle],
+                                   steer_mode[steer_vehicle], wheelbase, max_steer)
+        rate = np.where(steer_rate[steer_vehicle] > 0.0, steer_rate[steer_vehicle], max_rate)
+        delta[:] = steer_towards(delta, targets, max_steer, rate, dt)
+        left, right = ackermann_wheel_angles(delta, track, wheelbase, max_steer)
+        for j in range(steer_vehicle.size):
+            yaw[fl[j]] = left[j]
+            yaw[fr[j]] = right[j]
+            k = steer_vehicle[j]
+            omega_set[k] = v[k] * math.tan(delta[j]) / wheelbase[j]
+    count = wheel_vehicle.size
+    setpoint = np.empty(count)
+    cos_yaw = np.empty(count)
+    sin_yaw = np.empty(count)
+    for i in range(count):
+        k = wheel_vehicle[i]
+        c, s = math.cos(yaw[i]), math.sin(yaw[i])
+        cos_yaw[i], sin_yaw[i] = c, s
+        setpoint[i] = c * (v[k] - omega_set[k] * y[i]) + s * omega_set[k] * x[i]
+    return setpoint, cos_yaw, sin_yaw, omega_set
 
 
 @dataclass
