@@ -72,6 +72,8 @@ class Simulation:
         self.steering = Steering.build(world.vehicles, offsets)
         self.drivetrains = Drivetrains.build(world.vehicles, offsets)
         self._ideal = np.array([v.controller.kind == "twist_ideal" for v in world.vehicles], dtype=bool)
+        self._casters = np.array([i for i, wheel in enumerate(w for v in world.vehicles for w in v.wheels)
+                                  if wheel.name == "caster_wheel"], dtype=np.intp)
         self._ideal_wheels = self._ideal[self.wheels.vehicle] if n else np.zeros(0, dtype=bool)
         self._left, self._right = odometry_wheel_pairs(self.wheels, n)
         self._friction_groups = friction_groups(world, self.wheels.vehicle)
@@ -177,6 +179,8 @@ class Simulation:
                     local_vx[i], local_vy[i], w.omega[i], torque_const[i], torque_slope[i], w.normal_force[i],
                     self._slope_x[i], self._slope_y[i], w.radius[i], w.inertia_yy[i], w.mass[i], group.params,
                     self.gravity, dt)
+        if self._casters.size:  # a caster swivels freely: it carries load and rolls, but takes no side force
+            force_lat[self._casters] = 0.0
         w.torque = np.minimum(np.maximum(torque_const - torque_slope * w.omega, -self._max_torque),
                               self._max_torque)
 

@@ -188,3 +188,41 @@ def test_walls_and_vertical_planes_stop_the_robot(wall):
     sim.run(4.0)
     assert sim.pose[0, 0] + 0.25 == pytest.approx(3.0, abs=0.03)  # front edge at the wall face (3.1 - 0.1)
     assert sim.take_collisions()[0]
+
+
+def variant_world(dynamics: str, wheels: str) -> str:
+    """The test robot with another differential dynamics class and its wheel tags."""
+    text = robot_world_xml()
+    start, end = text.index("<l_wheel"), text.index("<controller")
+    head = text[:start].replace('<dynamics class="differential">', f'<dynamics class="{dynamics}">')
+    return head + wheels + text[end:]
+
+
+@pytest.mark.parametrize("dynamics, wheels", [
+    ("differential_3_wheels", '<l_wheel pos="0 0.25" mass="1" width="0.05" diameter="0.2"/>'
+                              '<r_wheel pos="0 -0.25" mass="1" width="0.05" diameter="0.2"/>'
+                              '<caster_wheel pos="0.2 0" mass="0.5" width="0.03" diameter="0.08"/>'),
+    ("differential_4_wheels", '<lr_wheel pos="-0.12 0.25" mass="1" width="0.05" diameter="0.2"/>'
+                              '<rr_wheel pos="-0.12 -0.25" mass="1" width="0.05" diameter="0.2"/>'
+                              '<lf_wheel pos="0.12 0.25" mass="1" width="0.05" diameter="0.2"/>'
+                              '<rf_wheel pos="0.12 -0.25" mass="1" width="0.05" diameter="0.2"/>'),
+])
+def test_three_and_four_wheel_differentials_drive_and_turn(dynamics, wheels):
+    sim = Simulation(load_world_string(variant_world(dynamics, wheels)))
+    assert sim.spec.vehicles[0].dynamics == dynamics
+    sim.set_twist(0, 1.0, 0.0)
+    sim.run(3.0)
+    assert sim.body_twist()[0, 0] == pytest.approx(1.0, abs=0.02)
+    assert abs(sim.pose[0, 1]) < 1e-3
+    sim.set_twist(0, 0.5, 0.5)
+    sim.run(4.0)
+    # A free caster does not resist the turn; skid-steer wheels slip sideways, with their speeds still tracked.
+    assert sim.body_twist()[0, 2] == pytest.approx(0.5, rel=0.02)
+
+
+def test_setpoints_from_the_world_file_drive_the_robot_without_commands():
+    text = robot_world_xml().replace("<KD>0</KD>", "<KD>0</KD><V>0.5</V><W>30</W>")  # W in deg/s, as MVSim
+    sim = Simulation(load_world_string(text))
+    sim.run(3.0)
+    assert sim.body_twist()[0, 0] == pytest.approx(0.5, rel=0.02)
+    assert sim.body_twist()[0, 2] == pytest.approx(math.radians(30), rel=0.02)
