@@ -84,11 +84,31 @@ DYNAMICS_CLASSES: dict[str, DynamicsClass] = {
 }
 DYNAMICS_ALIASES = {"car_ackermann": "ackermann"}
 
+#: Pacejka magic-formula coefficients (B, C, D, E) per surface, the same longitudinally and laterally: physics
+#: seed 002 (Colli, Pagani, Panelli, "A Gazebo car simulator ...", package CarCommndsFr, "Compute surface type":
+#: Dry Bx = By = 10, Cx = Cy = 1.9, D = 1, E = 0.97; Wet 12, 2.3, 0.82, 1; Snow 5, 2, 0.3, 1; Ice 4, 2, 0.1, 1).
+PACEJKA_SURFACES: dict[str, tuple[float, float, float, float]] = {
+    "dry": (10.0, 1.9, 1.0, 0.97),
+    "wet": (12.0, 2.3, 0.82, 1.0),
+    "snow": (5.0, 2.0, 0.3, 1.0),
+    "ice": (4.0, 2.0, 0.1, 1.0),
+}
+
+
+def _pacejka_surface(name: str) -> dict[str, float]:
+    """Per-direction Pacejka parameters (Bx..Ey) of a surface preset."""
+    return {f"{key}{axis}": value for axis in "xy" for key, value in zip("BCDE", PACEJKA_SURFACES[name])}
+
+
+#: Friction classes and their parameters with defaults. default / wardiagnemma keep seed 001's example values;
+#: ellipse takes MVSim's EllipseCurveMethod.h defaults (it has no Coulomb mu); pacejka (not in MVSim) defaults to
+#: the dry surface, MVSim's current C_damping default (0.01) and no rolling-resistance torque.
 FRICTION_CLASSES: dict[str, dict[str, float]] = {
     "default": {"mu": 0.8, "C_damping": 1.0, "C_rr": 0.0},
     "wardiagnemma": {"mu": 0.8, "C_damping": 1.0, "A_roll": 50.0, "R1": 0.0075, "R2": 0.02, "C_rr": 0.0},
-    "ellipse": {"C_damping": 0.05, "C_rr": 0.0, "C_alpha": 8.5, "slip_angle_saturation": 0.1, "C_alpha_s": 0.5,
-                "C_s": 7.5, "slip_ratio_saturation": 0.1, "C_s_alpha": 0.5, "mu": 0.8},
+    "ellipse": {"C_damping": 0.01, "C_rr": 0.0, "C_alpha": 8.5, "slip_angle_saturation": 0.1, "C_alpha_s": 0.5,
+                "C_s": 7.5, "slip_ratio_saturation": 0.1, "C_s_alpha": 0.5},
+    "pacejka": {**_pacejka_surface("dry"), "C_damping": 0.01, "C_rr": 0.0},
 }
 FRICTION_ALIASES = {"ward_iagnemma": "wardiagnemma", "ellipse_curve": "ellipse"}
 
@@ -295,17 +315,56 @@ def _controller(node: XmlNode | None, info: DynamicsClass, warn: Warn) -> Contro
 
 
 def _friction(node: XmlNode | None, warn: Warn) -> FrictionSpec:
+    """<friction class=...> -> FrictionSpec. Parameters must be >= 0, except Pacejka's curvature E (<= 1); the
+    ellipse method's saturations must be > 0. Pacejka also takes <surface> (a preset of seed 002's table) and the
+    shared <B>, <C>, <D>, <E> (both directions); per-direction tags win over shared ones, which win over the
+    surface, whatever their order."""
     if node is None:
         return FrictionSpec(model="default", params=dict(FRICTION_CLASSES["default"]))
     model = node.attrib.get("class", "").strip()
     model = FRICTION_ALIASES.get(model, model)
     if model not in FRICTION_CLASSES:
         raise fail(node, f"unknown friction class '{model}'; valid: {', '.join(FRICTION_CLASSES)}")
-    params = _numeric_params(node, FRICTION_CLASSES[model], f"friction '{model}'", warn)
+    if model == "pacejka":
+        params = _pacejka_params(node, warn)
+    else:
+        params = _numeric_params(node, FRICTION_CLASSES[model], f"friction '{model}'", warn)
     for key, value in params.items():
-        if value < 0:
+        if model == "pacejka" and key in ("Ex", "Ey"):
+            if value > 1:
+                raise fail(node, f"friction parameter {key} must be <= 1, got {value:g}")
+        elif value < 0:
             raise fail(node, f"friction parameter {key} must be >= 0, got {value:g}")
+    if model == "ellipse":
+        for key in ("slip_angle_saturation", "slip_ratio_saturation"):
+            if params[key] <= 0:
+                raise fail(node, f"friction parameter {key} must be > 0, got {params[key]:g}")
     return FrictionSpec(model=model, params=params)
+
+
+def _pacejka_params(node: XmlNode, warn: Warn) -> dict[str, float]:
+    params = dict(FRICTION_CLASSES["pacejka"])
+    surface: dict[str, float] = {}
+    shared: dict[str, float] = {}
+    direct: dict[str, float] = {}
+    for child in node.children:
+        if child.tag == "surface":
+            name = child.text.strip().lower()
+            if name not in PACEJKA_SURFACES:
+                raise fail(child, f"unknown surface {child.text.strip()!r}; valid: {', '.join(PACEJKA_SURFACES)}")
+            surface = _pacejka_surface(name)
+        elif child.tag in ("B", "C", "D", "E"):
+            value = parse_float(child.text, child, child.tag)
+            shared.update({f"{child.tag}x": value, f"{child.tag}y": value})
+        elif child.tag in params:
+            direct[child.tag] = parse_float(child.text, child, child.tag)
+        else:
+            known = ", ".join(["surface", "B", "C", "D", "E", *params])
+            warn(child, f"unknown parameter for friction 'pacejka'; skipped (known: {known})")
+    params.update(surface)
+    params.update(shared)
+    params.update(direct)
+    return params
 
 
 def _dynamics_params(node: XmlNode, info: DynamicsClass, spec: VehicleSpec, warn: Warn) -> None:

@@ -13,13 +13,14 @@ DT = 0.01
 
 
 def call(v_x=0.0, v_y=0.0, omega=0.0, torque=0.0, fz=50.0, r=0.1, m=1.0, mu=0.8, c_damp=0.0, c_rr=0.0,
-         slope=0.0):
+         slope=0.0, grade_x=0.0, grade_y=0.0):
+    """One wheel; `slope` is the motor law's torque slope, grade_x / grade_y the gravity-slope force [N]."""
     inertia = 0.5 * m * r * r
-    v_x, v_y, omega, torque, slope, fz, r, inertia, m = [
-        np.atleast_1d(np.asarray(a, dtype=float)) for a in (v_x, v_y, omega, torque, slope, fz, r, inertia, m)]
+    v_x, v_y, omega, torque, slope, fz, grade_x, grade_y, r, inertia, m = [
+        np.atleast_1d(np.asarray(a, dtype=float))
+        for a in (v_x, v_y, omega, torque, slope, fz, grade_x, grade_y, r, inertia, m)]
     params = np.array([[mu, c_damp, c_rr]], dtype=float)
-    zero = np.zeros(1)
-    fx, fy, w = default_friction(v_x, v_y, omega, torque, slope, fz, zero, zero, r, inertia, m, params, G, DT)
+    fx, fy, w = default_friction(v_x, v_y, omega, torque, slope, fz, grade_x, grade_y, r, inertia, m, params, G, DT)
     return float(fx[0]), float(fy[0]), float(w[0])
 
 
@@ -98,3 +99,58 @@ def test_implicit_motor_term_keeps_a_slipping_wheel_stable_at_any_gain():
     inertia = 0.5 * m * r * r
     assert math.isclose(inertia * w / DT, const - slope * w - r * fx, rel_tol=1e-9)
     assert 0.0 < w * r < 3.0  # approaches the setpoint without overshooting it
+
+
+# -- gravity on slopes (seed 001 "Gravity Slope Handling"; MVSim's DefaultFriction.cpp) ---------------------------
+F_MAX = 0.8 * (50 / G + 1.0) * G  # mu * m_wp * g for the call() defaults
+
+
+def test_wheel_at_rest_on_a_slope_is_held_exactly():
+    # Below the friction limit the contact patch cancels the slope force exactly; the wheel does not turn.
+    fx, fy, w = call(grade_x=0.3 * F_MAX, grade_y=-0.2 * F_MAX)
+    assert fx == -0.3 * F_MAX and fy == 0.2 * F_MAX
+    assert w == 0.0
+
+
+def test_slope_force_beyond_the_friction_limit_is_only_partly_held():
+    fx, fy, _ = call(grade_x=2.0 * F_MAX, grade_y=-3.0 * F_MAX)
+    assert fx == -F_MAX and fy == F_MAX
+
+
+def test_longitudinal_slope_gets_the_capacity_traction_leaves_and_stays_out_of_the_spin_balance():
+    # Torque 2 N m at rest: traction 20 N (as on flat ground), then the slope with F_max - 20 N of capacity.
+    fx_flat, _, w_flat = call(torque=2.0)
+    fx, _, w = call(torque=2.0, grade_x=F_MAX)
+    assert fx_flat == 20.0 and math.isclose(fx, 20.0 - (F_MAX - 20.0), rel_tol=1e-12)
+    assert w == w_flat == 0.0
+    fx, _, _ = call(torque=2.0, grade_x=-5.0)  # within capacity: held fully
+    assert math.isclose(fx, 25.0, rel_tol=1e-12)
+
+
+def test_lateral_slope_joins_the_side_slip_impulse_before_the_clamp():
+    m_wp = 50 / G + 1.0
+    _, fy, _ = call(v_y=0.01, grade_y=3.0)
+    assert math.isclose(fy, -0.01 * m_wp / DT - 3.0, rel_tol=1e-12)
+
+
+def test_zero_slope_gives_the_flat_ground_model():
+    rng = np.random.default_rng(7)
+    n = 1000
+    args = [rng.uniform(-5, 5, n), rng.uniform(-1, 1, n), rng.uniform(-60, 60, n), rng.uniform(-20, 20, n),
+            rng.uniform(0, 3, n), rng.uniform(0, 500, n)]
+    consts = [np.full(n, 0.1), np.full(n, 0.005), np.full(n, 1.0), np.tile([0.8, 0.1, 0.02], (n, 1)), G, DT]
+    zero = np.zeros(n)
+    flat = default_friction(*args, zero, zero, *consts)
+    # The slope terms reduce to "- 0.0" and "- clamp(0, ...)" (bit for bit); the flat model by hand, in numpy
+    # (whose tanh may differ from libm's in the last bit):
+    fz, mu, c_d, c_rr = args[5], 0.8, 0.1, 0.02
+    m_wp = fz / G + 1.0
+    f_max = mu * m_wp * G
+    net = args[3] - c_d * args[2] - c_rr * fz * 0.1 * np.tanh(100.0 * args[2])
+    roll = args[0] / 0.1
+    wanted = (net - args[4] * roll - 0.005 * (roll - args[2]) / DT) / 0.1
+    fx = np.minimum(np.maximum(wanted, -f_max), f_max)
+    fy = np.minimum(np.maximum(-args[1] * m_wp / DT, -f_max), f_max)
+    w = (0.005 / DT * args[2] + net - 0.1 * fx) / (0.005 / DT + args[4])
+    for got, expected in zip(flat, (fx, fy, w)):
+        np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-12)
