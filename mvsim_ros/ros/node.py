@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time
-from functools import partial
 
 import rclpy
-from geometry_msgs.msg import Twist
 from rclpy.clock import Clock, ClockType
 from rclpy.executors import ExternalShutdownException
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 
 from mvsim_ros.physics import Simulation, SimulationDiverged
+from mvsim_ros.ros.commands import CommandSubscriptions
+from mvsim_ros.ros.log_services import LoggingSetupError, LogServices
 from mvsim_ros.ros.map_publisher import MapPublisher
 from mvsim_ros.ros.publishers import PublishRates, SimPublishers
-from mvsim_ros.ros.qos import COMMAND_QOS
 from mvsim_ros.ros.status import StatusLine
 from mvsim_ros.world import WorldFileError, load_world
 
@@ -34,7 +33,10 @@ class MvsimNode(Node):
     simul_rate [Hz] (timer rate of the simulation loop), base_watchdog_timeout [s] (a vehicle whose cmd_vel
     goes quiet this long stops; 0 = never), force_publish_vehicle_namespace (bool), odometry_publish_rate and
     clock_publish_rate [Hz of simulated time], do_fake_localization (bool: map->odom identity),
-    status_period [s of wall time] (0 = no status line).
+    status_period [s of wall time] (0 = no status line), use_stamped_cmd_vel (bool: cmd_vel is
+    geometry_msgs/TwistStamped instead of Twist), log_dir (CSV logs of every vehicle and wheel under this
+    directory; empty = off), log_period [s of simulated time] (0 = a row every step).
+    Topics: see SimPublishers, CommandSubscriptions; services `~/clear_logs`, `~/new_log_session` (LogServices).
     """
 
     def __init__(self, **kwargs):
@@ -58,8 +60,9 @@ class MvsimNode(Node):
             fake_localization=p["do_fake_localization"],
         )
         self.map_publisher = MapPublisher(self, spec.occupancy_grids)
-        for i, prefix in enumerate(self.publishers_.prefixes):
-            self.create_subscription(Twist, prefix + "cmd_vel", partial(self._on_cmd_vel, i), COMMAND_QOS)
+        self.commands = CommandSubscriptions(self, self.sim, self.publishers_.prefixes,
+                                             stamped=p["use_stamped_cmd_vel"])
+        self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
 
         self._period = 1.0 / max(1.0, p["simul_rate"])
         self._wall_anchor = time.monotonic()
@@ -93,19 +96,11 @@ class MvsimNode(Node):
             "status_period": 0.0,
             "allow_shell_in_world": False,
             "random_seed": 0,
+            "use_stamped_cmd_vel": False,
+            "log_dir": "",
+            "log_period": 0.0,
         }
         return {name: self.declare_parameter(name, value).value for name, value in defaults.items()}
-
-    def _on_cmd_vel(self, index: int, msg: Twist) -> None:
-        v, omega = msg.linear.x, msg.angular.z
-        if not (math.isfinite(v) and math.isfinite(omega)):
-            self.get_logger().warning(
-                f"{self.sim.vehicle_names[index]}: dropped cmd_vel with non-finite values "
-                f"(linear.x={v}, angular.z={omega}); keeping the last valid command",
-                throttle_duration_sec=2.0,
-            )
-            return
-        self.sim.set_twist(index, v, omega)
 
     def _tick(self) -> None:
         """Advance the simulation to where the wall clock says it should be (or for one period if rtf = 0)."""
@@ -117,15 +112,23 @@ class MvsimNode(Node):
                 self._wall_anchor, self._sim_anchor = start, sim.time
                 target = sim.time + dt
             while sim.time + 0.5 * dt <= target:
-                sim.step()
-                self.publishers_.publish_due()
+                self._step()
         else:
             deadline = start + 0.9 * self._period
             while time.monotonic() < deadline:
                 for _ in range(10):
-                    sim.step()
-                    self.publishers_.publish_due()
+                    self._step()
         self.status.update()
+
+    def _step(self) -> None:
+        self.sim.step()
+        self.logs.record()
+        self.publishers_.publish_due()
+
+    def destroy_node(self) -> None:
+        """Write and close the CSV logs, then destroy the node."""
+        self.logs.close()
+        super().destroy_node()
 
 
 def resolve_world_file(path: str) -> str:
@@ -150,12 +153,19 @@ def main(args: list[str] | None = None) -> int:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except _rclpy.RCLError:
+        if rclpy.ok():
+            raise
+        # A publish raced the shutdown of a signal (SIGINT/SIGTERM) inside a busy tick: a normal exit.
     except WorldFileError as exc:
         print(f"mvsim_node: cannot load the world: {exc}", file=sys.stderr)
         return 2
     except SimulationDiverged as exc:
         print(f"mvsim_node: simulation stopped: {exc}", file=sys.stderr)
         return 3
+    except LoggingSetupError as exc:
+        print(f"mvsim_node: {exc}", file=sys.stderr)
+        return 2
     finally:
         if node is not None:
             node.status.finish()

@@ -1,0 +1,69 @@
+"""Command subscriptions: `<veh>/cmd_vel` for every vehicle, `<veh>/ackermann_cmd` for steerable ones."""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+from ackermann_msgs.msg import AckermannDriveStamped
+from geometry_msgs.msg import Twist, TwistStamped
+from rclpy.node import Node
+
+from mvsim_ros.physics import Simulation
+from mvsim_ros.ros.qos import COMMAND_QOS
+
+#: Minimum wall time [s] between two warnings about dropped (non-finite) commands, per message kind.
+WARNING_THROTTLE_S = 2.0
+
+
+class CommandSubscriptions:
+    """Feeds commands from ROS into the simulation.
+
+    `<prefix>cmd_vel`: geometry_msgs/Twist, or TwistStamped when `stamped` (Nav2 Jazzy's default); linear.x
+    [m/s] and angular.z [rad/s] go to `Simulation.set_twist` (the stamp is not used: commands apply on arrival).
+    `<prefix>ackermann_cmd` (vehicles with Ackermann steering only): ackermann_msgs/AckermannDriveStamped;
+    drive.speed [m/s], drive.steering_angle [rad] (equivalent bicycle-model angle, clipped to the vehicle's
+    limit), drive.steering_angle_velocity [rad/s] (steering rate limit; 0 = the vehicle's own) go to
+    `Simulation.set_ackermann`; acceleration and jerk are not used. Messages holding NaN or inf are dropped
+    with a throttled warning: the vehicle keeps its last valid command. Both use COMMAND_QOS.
+    """
+
+    def __init__(self, node: Node, sim: Simulation, prefixes: list[str], stamped: bool = False):
+        self.node = node
+        self.sim = sim
+        twist_type = TwistStamped if stamped else Twist
+        self.cmd_vel = [
+            node.create_subscription(twist_type, prefix + "cmd_vel", partial(self._on_cmd_vel, i, stamped),
+                                     COMMAND_QOS)
+            for i, prefix in enumerate(prefixes)
+        ]
+        self.ackermann_cmd = [
+            node.create_subscription(AckermannDriveStamped, prefixes[i] + "ackermann_cmd",
+                                     partial(self._on_ackermann, i), COMMAND_QOS)
+            for i in sim.steering.vehicle.tolist()
+        ]
+
+    def _on_cmd_vel(self, index: int, stamped: bool, msg) -> None:
+        twist = msg.twist if stamped else msg
+        v, omega = twist.linear.x, twist.angular.z
+        if not (math.isfinite(v) and math.isfinite(omega)):
+            self.node.get_logger().warning(
+                f"{self.sim.vehicle_names[index]}: dropped cmd_vel with non-finite values "
+                f"(linear.x={v}, angular.z={omega}); keeping the last valid command",
+                throttle_duration_sec=WARNING_THROTTLE_S,
+            )
+            return
+        self.sim.set_twist(index, v, omega)
+
+    def _on_ackermann(self, index: int, msg: AckermannDriveStamped) -> None:
+        drive = msg.drive
+        speed, angle, rate = drive.speed, drive.steering_angle, drive.steering_angle_velocity
+        if not (math.isfinite(speed) and math.isfinite(angle) and math.isfinite(rate)):
+            self.node.get_logger().warning(
+                f"{self.sim.vehicle_names[index]}: dropped ackermann_cmd with non-finite values "
+                f"(speed={speed}, steering_angle={angle}, steering_angle_velocity={rate}); "
+                "keeping the last valid command",
+                throttle_duration_sec=WARNING_THROTTLE_S,
+            )
+            return
+        self.sim.set_ackermann(index, speed, angle, rate)
