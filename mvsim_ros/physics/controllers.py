@@ -127,13 +127,9 @@ def pid_torque_law(wanted_speed, omega, radius, dt, pid, kp, ki, kd, i_max, max_
         last_error[i] = error
         trial = min(max(integral[i] + error * dt, -i_max[i]), i_max[i])
         explicit = kp[i] * error + ki[i] * trial + kd[i] * derivative
-        if abs(explicit) > max_torque[i]:
-            if np.sign(explicit) != np.sign(error):  # saturated, but integrating helps unwind: allowed
-                integral[i] = trial
-            const[i] = max_torque[i] if explicit > 0 else -max_torque[i]
-            slope[i] = 0.0
-        else:
+        # Anti-windup: while the output saturates in the direction of the error, the integral is frozen.
+        if abs(explicit) <= max_torque[i] or np.sign(explicit) != np.sign(error):
             integral[i] = trial
-            const[i] = kp[i] * wanted_speed[i] + ki[i] * integral[i] + kd[i] * derivative
-            slope[i] = kp[i] * radius[i]
+        const[i] = kp[i] * wanted_speed[i] + ki[i] * integral[i] + kd[i] * derivative
+        slope[i] = kp[i] * radius[i]
     return const, slope

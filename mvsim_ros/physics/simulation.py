@@ -167,18 +167,14 @@ class Simulation:
             apply_region_overrides(self._friction_groups, self._region_overrides, wheel_x, wheel_y)
         groups = self._friction_groups
         if len(groups) == 1 and groups[0].all_wheels:
-            group = groups[0]
-            force_lon, force_lat, w.omega = group.model(
-                local_vx, local_vy, w.omega, torque_const, torque_slope, w.normal_force, self._slope_x,
-                self._slope_y, w.radius, w.inertia_yy, w.mass, group.params, self.gravity, dt)
+            force_lon, force_lat, w.omega = self._solve_wheels(groups[0], None, local_vx, local_vy, torque_const,
+                                                               torque_slope)
         else:
             force_lon, force_lat = np.zeros(w.count), np.zeros(w.count)
             for group in groups:
                 i = group.index
-                force_lon[i], force_lat[i], w.omega[i] = group.model(
-                    local_vx[i], local_vy[i], w.omega[i], torque_const[i], torque_slope[i], w.normal_force[i],
-                    self._slope_x[i], self._slope_y[i], w.radius[i], w.inertia_yy[i], w.mass[i], group.params,
-                    self.gravity, dt)
+                force_lon[i], force_lat[i], w.omega[i] = self._solve_wheels(group, i, local_vx, local_vy,
+                                                                            torque_const, torque_slope)
         if self._casters.size:  # a caster swivels freely: it carries load and rolls, but takes no side force
             force_lat[self._casters] = 0.0
         w.torque = np.minimum(np.maximum(torque_const - torque_slope * w.omega, -self._max_torque),
@@ -212,6 +208,28 @@ class Simulation:
         if self.steps % PHI_WRAP_CHECK_STEPS == 0:
             np.remainder(w.phi + math.pi, 2.0 * math.pi, out=w.phi)
             w.phi -= math.pi
+
+    def _solve_wheels(self, group, index, local_vx, local_vy, torque_const, torque_slope):
+        """Friction model call for a group of wheels (index None: all wheels), honouring motor torque limits.
+
+        The motor law tau = const - slope * omega_new is solved implicitly by the model; a wheel whose solved
+        torque exceeds its limit is solved again with the limit as a constant torque (the torque balance is
+        monotonic in omega_new, so that is the saturated solution). Returns (F_x, F_y, omega_new).
+        """
+        w, sel = self.wheels, (slice(None) if index is None else index)
+        args = (w.normal_force[sel], self._slope_x[sel], self._slope_y[sel], w.radius[sel], w.inertia_yy[sel],
+                w.mass[sel])
+        vx, vy, omega = local_vx[sel], local_vy[sel], w.omega[sel]
+        const, slope, limit = torque_const[sel], torque_slope[sel], self._max_torque[sel]
+        f_x, f_y, omega_new = group.model(vx, vy, omega, const, slope, *args, group.params, self.gravity, self.dt)
+        torque = const - slope * omega_new
+        over = np.flatnonzero(np.abs(torque) > limit)
+        if over.size:
+            saturated = np.copysign(limit[over], torque[over])
+            f_x[over], f_y[over], omega_new[over] = group.model(
+                vx[over], vy[over], omega[over], saturated, np.zeros(over.size), *(a[over] for a in args),
+                group.params[over], self.gravity, self.dt)
+        return f_x, f_y, omega_new
 
     def _drive_ideal(self, omega_cmd: np.ndarray, wanted: np.ndarray, dt: float) -> None:
         """twist_ideal: the body follows the commanded twist exactly (kinematic control) and its wheels roll.

@@ -226,3 +226,17 @@ def test_setpoints_from_the_world_file_drive_the_robot_without_commands():
     sim.run(3.0)
     assert sim.body_twist()[0, 0] == pytest.approx(0.5, rel=0.02)
     assert sim.body_twist()[0, 2] == pytest.approx(math.radians(30), rel=0.02)
+
+
+@pytest.mark.parametrize("kp", [60.0, 1000.0])
+def test_a_saturated_motor_does_not_chatter_between_its_torque_limits(kp):
+    # A 100 N m motor on 0.1 m wheels far exceeds traction: the robot accelerates at the friction limit mu g
+    # (not stuck, as an explicit bang-bang torque would leave it) and then holds the setpoint.
+    mu = 0.1
+    sim = make_sim(mu=mu, max_torque=100.0, kp=kp)
+    sim.set_twist(0, 3.0, 0.0)
+    sim.run(2.0)
+    assert sim.body_twist()[0, 0] == pytest.approx(mu * sim.gravity * 2.0, rel=0.02)
+    sim.run(2.0)
+    assert sim.body_twist()[0, 0] == pytest.approx(3.0, abs=0.05)
+    assert np.all(np.abs(sim.wheels.torque) <= 100.0)
