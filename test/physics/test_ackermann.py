@@ -181,3 +181,20 @@ def test_torsen_rear_beats_open_rear_on_split_mu():
         sim.set_twist(0, 5.0, 0.0)
         times[kind] = time_to_reach(sim, 2.0)
     assert times["torsen_rear"] < times["open_rear"] < math.inf
+
+
+def test_front_steer_pid_drives_on_its_world_file_setpoints():
+    params = PID + "<V>1.0</V><STEER_ANG>10</STEER_ANG>"  # STEER_ANG in degrees, as MVSim reads it
+    sim = Simulation(load_world_string(car_world(controller="front_steer_pid", controller_params=params)))
+    sim.run(5.0)
+    assert sim.steering_angles["car1"] == pytest.approx(math.radians(10), abs=1e-12)
+    assert sim.body_twist()[0, 2] == pytest.approx(1.0 * math.tan(math.radians(10)) / WHEELBASE, rel=0.02)
+
+
+def test_unknown_drivetrain_type_is_an_error():
+    from mvsim_ros.world import WorldFileError
+
+    with pytest.raises(WorldFileError, match="unknown drivetrain type 'hydraulic'; valid: open_front"):
+        load_world_string(car_world("ackermann_drivetrain", drivetrain='<drivetrain type="hydraulic"/>'))
+    with pytest.raises(WorldFileError, match="ackermann_drivetrain needs <drivetrain"):
+        load_world_string(car_world("ackermann_drivetrain"))

@@ -240,3 +240,32 @@ def test_a_saturated_motor_does_not_chatter_between_its_torque_limits(kp):
     sim.run(2.0)
     assert sim.body_twist()[0, 0] == pytest.approx(3.0, abs=0.05)
     assert np.all(np.abs(sim.wheels.torque) <= 100.0)
+
+
+def test_pid_integral_is_bounded_by_i_max():
+    from mvsim_ros.physics.controllers import pid_torque_law
+
+    one = np.ones(1)
+    integral, last_error = np.zeros(1), np.zeros(1)
+    for _ in range(1000):  # a wheel held still under a 1 m/s setpoint: the error integrates
+        pid_torque_law(one, np.zeros(1), 0.1 * one, 0.01, np.ones(1, dtype=bool), 0.0 * one, 10 * one, 0.0 * one,
+                       0.5 * one, 1e9 * one, 0.0 * one, integral, last_error)
+    assert integral[0] == 0.5
+
+
+def test_rolling_resistance_override_from_a_property_region():
+    region = ('<element class="property_region"><x_min>-50</x_min><x_max>50</x_max><y_min>-50</y_min>'
+              '<y_max>50</y_max><property_name>friction_C_rr</property_name><value_double>0.2</value_double>'
+              '</element>')
+    speeds = []
+    for extra in ("", region):
+        text = robot_world_xml(c_rr=0.0, c_damping=0.0, extra=extra).replace(
+            '<controller class="twist_pid">', '<controller class="raw">').replace(
+            "<KP>60.0</KP><KI>60.0</KI><KD>0</KD><I_MAX>0.5</I_MAX><max_torque>6.5</max_torque>", "").replace(
+            "<init_pose>0 0 0</init_pose>", "<init_pose>0 0 0</init_pose><init_vel>1 0 0</init_vel>")
+        sim = Simulation(load_world_string(text))
+        sim.run(0.2)
+        speeds.append(sim.body_twist()[0, 0])
+    assert speeds[0] == pytest.approx(1.0, abs=1e-3)  # C_rr = 0: coasts on
+    # C_rr = 0.2 inside the region: T_rr = C_rr F_z R decelerates at about C_rr g (chassis weight over total mass)
+    assert speeds[1] == pytest.approx(1.0 - 0.2 * 9.81 * 15.0 / 18.0 * 0.2, rel=0.1)
