@@ -158,10 +158,16 @@ def main(argv: list[str] | None = None) -> int:
         ros_columns = f"  {'+ ROS publish':>13}  {'publish cost':>12}" if with_ros else ""
         print(f"\n{kind:>12}  {'physics only':>12}{ros_columns}")
         for robots in counts:
-            bare = max(measure(robots, args.seconds, False, args.dt, kind) for _ in range(args.repeat))
+            # Interleave the two measurements so that slow changes of the machine's load hit both alike.
+            bare_runs, ros_runs = [], []
+            for _ in range(args.repeat):
+                bare_runs.append(measure(robots, args.seconds, False, args.dt, kind))
+                if with_ros:
+                    ros_runs.append(measure(robots, args.seconds, True, args.dt, kind))
+            bare = max(bare_runs)
             line = f"{robots:>12}  {bare:>11.1f}x"
             if with_ros:
-                ros = max(measure(robots, args.seconds, True, args.dt, kind) for _ in range(args.repeat))
+                ros = max(ros_runs)
                 line += f"  {ros:>12.1f}x  {100 * (1 - ros / bare):>11.0f}%"
             print(line, flush=True)
     try:

@@ -75,6 +75,7 @@ class Simulation:
         self._casters = np.array([i for i, wheel in enumerate(w for v in world.vehicles for w in v.wheels)
                                   if wheel.name == "caster_wheel"], dtype=np.intp)
         self._ideal_wheels = self._ideal[self.wheels.vehicle] if n else np.zeros(0, dtype=bool)
+        self._any_ideal = bool(self._ideal.any())
         self._left, self._right = odometry_wheel_pairs(self.wheels, n)
         self._friction_groups = friction_groups(world, self.wheels.vehicle)
         self._region_overrides = region_overrides(world)
@@ -177,13 +178,12 @@ class Simulation:
                                                                             torque_const, torque_slope)
         if self._casters.size:  # a caster swivels freely: it carries load and rolls, but takes no side force
             force_lat[self._casters] = 0.0
-        w.torque = np.minimum(np.maximum(torque_const - torque_slope * w.omega, -self._max_torque),
-                              self._max_torque)
+        w.torque = applied_torque(torque_const, torque_slope, w.omega, self._max_torque)
 
         # 5. Forces onto bodies: one world-frame force and one torque about the centre of mass per body.
         world_fx, world_fy, torque_z = body_wrenches(force_lon, force_lat, self._wheel_cos, self._wheel_sin,
                                                      self._arm_x, self._arm_y, w.vehicle, yaw, w.force_x, w.force_y)
-        if self._ideal.any():  # kinematic control: no wheel forces, the body gets its velocity directly
+        if self._any_ideal:  # kinematic control: no wheel forces, the body gets its velocity directly
             world_fx[self._ideal] = world_fy[self._ideal] = torque_z[self._ideal] = 0.0
             self._drive_ideal(omega_cmd, wanted, dt)
         for body, f_x, f_y, t_z in zip(self.box2d.vehicles, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
@@ -216,16 +216,16 @@ class Simulation:
         torque exceeds its limit is solved again with the limit as a constant torque (the torque balance is
         monotonic in omega_new, so that is the saturated solution). Returns (F_x, F_y, omega_new).
         """
-        w, sel = self.wheels, (slice(None) if index is None else index)
-        args = (w.normal_force[sel], self._slope_x[sel], self._slope_y[sel], w.radius[sel], w.inertia_yy[sel],
-                w.mass[sel])
-        vx, vy, omega = local_vx[sel], local_vy[sel], w.omega[sel]
-        const, slope, limit = torque_const[sel], torque_slope[sel], self._max_torque[sel]
+        w = self.wheels
+        args = (w.normal_force, self._slope_x, self._slope_y, w.radius, w.inertia_yy, w.mass)
+        vx, vy, omega, const, slope, limit = local_vx, local_vy, w.omega, torque_const, torque_slope, self._max_torque
+        if index is not None:
+            args = tuple(a[index] for a in args)
+            vx, vy, omega, const, slope, limit = (a[index] for a in (vx, vy, omega, const, slope, limit))
         f_x, f_y, omega_new = group.model(vx, vy, omega, const, slope, *args, group.params, self.gravity, self.dt)
-        torque = const - slope * omega_new
-        over = np.flatnonzero(np.abs(torque) > limit)
+        over = over_limit(const, slope, omega_new, limit)
         if over.size:
-            saturated = np.copysign(limit[over], torque[over])
+            saturated = np.copysign(limit[over], const[over] - slope[over] * omega_new[over])
             f_x[over], f_y[over], omega_new[over] = group.model(
                 vx[over], vy[over], omega[over], saturated, np.zeros(over.size), *(a[over] for a in args),
                 group.params[over], self.gravity, self.dt)
@@ -291,6 +291,33 @@ class Simulation:
                 for b in self.box2d.vehicles]
         self.pose, self.velocity = reference_point_state(np.array(rows, dtype=float).reshape(-1, 6),
                                                          self.box2d.vehicle_com_local)
+
+
+@kernel
+def applied_torque(const, slope, omega, limit):
+    """Motor torque [N m] each wheel got over the step: const - slope * omega within +/- limit."""
+    out = np.empty(const.size)
+    for i in range(const.size):
+        out[i] = min(max(const[i] - slope[i] * omega[i], -limit[i]), limit[i])
+    return out
+
+
+@kernel
+def over_limit(const, slope, omega, limit):
+    """Indices of the wheels whose motor torque const - slope * omega exceeds +/- limit [N m]."""
+    count = 0
+    flags = np.zeros(const.size, dtype=np.bool_)
+    for i in range(const.size):
+        if abs(const[i] - slope[i] * omega[i]) > limit[i]:
+            flags[i] = True
+            count += 1
+    out = np.empty(count, dtype=np.intp)
+    j = 0
+    for i in range(const.size):
+        if flags[i]:
+            out[j] = i
+            j += 1
+    return out
 
 
 @kernel

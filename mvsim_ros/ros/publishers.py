@@ -16,7 +16,7 @@ from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sec_nsec, sim_time_msg
 from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, reliable
-from mvsim_ros.ros.serialized import SerializedMessage
+from mvsim_ros.ros.serialized import SerializedBatch
 from mvsim_ros.ros.topics import Frames, vehicle_prefix
 
 #: Diagonal of the 6x6 pose/twist covariances (x, y, z, roll, pitch, yaw): planar motion is known well,
@@ -106,12 +106,13 @@ class SimPublishers:
         zero_time, origin = sim_time_msg(0.0), (0.0, 0.0, 0.0)
         odom = planar_odometry(zero_time, frames.odom, frames.base_link, origin, origin)
         odom.pose.covariance = odom.twist.covariance = _planar_covariance()
-        self._odom_msg = SerializedMessage(odom, ODOMETRY_FIELDS)
+        self._odom_msgs = SerializedBatch(odom, ODOMETRY_FIELDS, count)
         truth = planar_odometry(zero_time, frames.map, frames.base_link, origin, origin)
-        self._truth_msg = SerializedMessage(truth, ODOMETRY_FIELDS)
+        self._truth_msgs = SerializedBatch(truth, ODOMETRY_FIELDS, count)
         transform = TFMessage(transforms=[planar_transform(zero_time, frames.odom, frames.base_link, origin)])
-        self._tf_msg = SerializedMessage(transform, TRANSFORM_FIELDS)
-        self._clock_msg = SerializedMessage(Clock(clock=zero_time), ["clock.sec", "clock.nanosec"])
+        self._tf_msgs = SerializedBatch(transform, TRANSFORM_FIELDS, count)
+        self._clock_msg = SerializedBatch(Clock(clock=zero_time), ["clock.sec", "clock.nanosec"], 1)
+        self._clock_values = np.zeros((1, 2))
         self._bool_bytes = {flag: serialize_message(Bool(data=flag)) for flag in (False, True)}
         if fake_localization:
             self.publish_fake_localization()
@@ -127,7 +128,9 @@ class SimPublishers:
         """Publish whatever is due at the simulation's current time."""
         now = self.sim.time
         if self._clock_timer.due(now):
-            self._clock_raw(self._clock_msg.pack(*sec_nsec(now)))
+            self._clock_values[0] = sec_nsec(now)
+            self._clock_msg.fill(self._clock_values)
+            self._clock_raw(self._clock_msg.row(0))
         if self._odom_timer.due(now):
             self.publish_vehicles()
 
@@ -135,31 +138,39 @@ class SimPublishers:
         """Odometry, ground truth, collision flag and odom->base_link TF of every vehicle, now."""
         sim = self.sim
         sec, nsec = sec_nsec(sim.time)
-        rows = _vehicle_rows(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity).tolist()
+        odom, tf, truth = _vehicle_messages(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity, sec, nsec)
+        self._odom_msgs.fill(odom)
+        self._tf_msgs.fill(tf)
+        self._truth_msgs.fill(truth)
         collided = sim.take_collisions().tolist()
-        odom_pack, truth_pack, tf_pack, bools = (self._odom_msg.pack, self._truth_msg.pack, self._tf_msg.pack,
-                                                 self._bool_bytes)
-        publishers = zip(self._odom_raw, self._tf_raw, self._truth_raw, self._collision_raw, rows, collided)
-        for odom, tf, truth, collision, row, hit in publishers:
-            ox, oy, oqz, oqw, ov, ow, tx, ty, tqz, tqw, tvx, tvy, tw = row
-            odom(odom_pack(sec, nsec, ox, oy, 0.0, 0.0, 0.0, oqz, oqw, ov, 0.0, 0.0, 0.0, 0.0, ow))
-            tf(tf_pack(sec, nsec, ox, oy, 0.0, 0.0, 0.0, oqz, oqw))
-            truth(truth_pack(sec, nsec, tx, ty, 0.0, 0.0, 0.0, tqz, tqw, tvx, tvy, 0.0, 0.0, 0.0, tw))
-            collision(bools[hit])
+        bools = self._bool_bytes
+        publishers = zip(self._odom_raw, self._tf_raw, self._truth_raw, self._collision_raw, self._odom_msgs.rows,
+                         self._tf_msgs.rows, self._truth_msgs.rows, collided)
+        for odom_pub, tf_pub, truth_pub, collision_pub, odom_row, tf_row, truth_row, hit in publishers:
+            odom_pub(odom_row.tobytes())
+            tf_pub(tf_row.tobytes())
+            truth_pub(truth_row.tobytes())
+            collision_pub(bools[hit])
 
 
 @kernel
-def _vehicle_rows(odom_pose, odom_twist, pose, velocity):
-    """Per vehicle: odometry x, y, qz, qw, v, omega, then true x, y, qz, qw, body vx, vy, omega."""
-    rows = np.empty((pose.shape[0], 13))
-    for k in range(pose.shape[0]):
+def _vehicle_messages(odom_pose, odom_twist, pose, velocity, sec, nsec):
+    """Field values (in ODOMETRY_FIELDS / TRANSFORM_FIELDS order) of each vehicle's odometry, odom->base_link
+    transform and ground truth: stamps, planar poses as yaw quaternions, body-frame twists."""
+    count = pose.shape[0]
+    odom = np.zeros((count, 15))
+    tf = np.zeros((count, 9))
+    truth = np.zeros((count, 15))
+    for k in range(count):
+        qz, qw = np.sin(0.5 * odom_pose[k, 2]), np.cos(0.5 * odom_pose[k, 2])
+        odom[k, 0], odom[k, 1], tf[k, 0], tf[k, 1], truth[k, 0], truth[k, 1] = sec, nsec, sec, nsec, sec, nsec
+        odom[k, 2], odom[k, 3], odom[k, 7], odom[k, 8] = odom_pose[k, 0], odom_pose[k, 1], qz, qw
+        odom[k, 9], odom[k, 14] = odom_twist[k, 0], odom_twist[k, 1]
+        tf[k, 2], tf[k, 3], tf[k, 7], tf[k, 8] = odom_pose[k, 0], odom_pose[k, 1], qz, qw
         c, s = np.cos(pose[k, 2]), np.sin(pose[k, 2])
-        rows[k, 0], rows[k, 1] = odom_pose[k, 0], odom_pose[k, 1]
-        rows[k, 2], rows[k, 3] = np.sin(0.5 * odom_pose[k, 2]), np.cos(0.5 * odom_pose[k, 2])
-        rows[k, 4], rows[k, 5] = odom_twist[k, 0], odom_twist[k, 1]
-        rows[k, 6], rows[k, 7] = pose[k, 0], pose[k, 1]
-        rows[k, 8], rows[k, 9] = np.sin(0.5 * pose[k, 2]), np.cos(0.5 * pose[k, 2])
-        rows[k, 10] = c * velocity[k, 0] + s * velocity[k, 1]
-        rows[k, 11] = -s * velocity[k, 0] + c * velocity[k, 1]
-        rows[k, 12] = velocity[k, 2]
-    return rows
+        truth[k, 2], truth[k, 3] = pose[k, 0], pose[k, 1]
+        truth[k, 7], truth[k, 8] = np.sin(0.5 * pose[k, 2]), np.cos(0.5 * pose[k, 2])
+        truth[k, 9] = c * velocity[k, 0] + s * velocity[k, 1]
+        truth[k, 10] = -s * velocity[k, 0] + c * velocity[k, 1]
+        truth[k, 14] = velocity[k, 2]
+    return odom, tf, truth

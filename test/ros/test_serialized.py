@@ -1,39 +1,49 @@
-"""Patched serialized messages must deserialize to exactly the message built the ordinary way."""
+"""Batch-patched serialized messages must deserialize to exactly the messages built the ordinary way."""
 
 import math
 
+import numpy as np
 import pytest
-from rclpy.serialization import deserialize_message
-from nav_msgs.msg import Odometry
-from tf2_msgs.msg import TFMessage
 from geometry_msgs.msg import TransformStamped
+from nav_msgs.msg import Odometry
+from rclpy.serialization import deserialize_message
+from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sim_time_msg
-from mvsim_ros.ros.serialized import SerializedMessage
+from mvsim_ros.ros.publishers import ODOMETRY_FIELDS, TRANSFORM_FIELDS
+from mvsim_ros.ros.serialized import SerializedBatch
 
 
-def test_patched_odometry_equals_the_built_message():
-    fields = ["header.stamp.sec", "header.stamp.nanosec", "pose.pose.position.x", "pose.pose.position.y",
-              "pose.pose.orientation.z", "pose.pose.orientation.w", "twist.twist.linear.x", "twist.twist.angular.z"]
+def test_each_row_equals_the_built_odometry_message():
+    cases = [(12.345, (1.5, -2.25, 0.7), (0.4, -0.1, -0.3)), (0.0, (0.0, 0.0, -3.0), (0.0, 0.0, 0.0)),
+             (2.0e5 + 0.999999999, (-1e3, 7.0, math.pi), (12.0, 0.0, 1.0))]
     template = planar_odometry(sim_time_msg(0.0), "odom", "base_link", (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
-    fast = SerializedMessage(template, fields)
-    for t, pose, twist in [(12.345, (1.5, -2.25, 0.7), (0.4, 0.0, -0.3)), (0.0, (0.0, 0.0, -3.0), (0.0, 0.0, 0.0))]:
+    template.pose.covariance[0] = 0.25  # constant fields between the patched ones stay as in the template
+    batch = SerializedBatch(template, ODOMETRY_FIELDS, len(cases))
+    values = []
+    for t, (x, y, yaw), (vx, vy, wz) in cases:
+        stamp = sim_time_msg(t)
+        values.append([stamp.sec, stamp.nanosec, x, y, 0, 0, 0, math.sin(yaw / 2), math.cos(yaw / 2),
+                       vx, vy, 0, 0, 0, wz])
+    batch.fill(np.array(values))
+    for i, (t, pose, twist) in enumerate(cases):
         expected = planar_odometry(sim_time_msg(t), "odom", "base_link", pose, twist)
-        values = [expected.header.stamp.sec, expected.header.stamp.nanosec, pose[0], pose[1],
-                  math.sin(pose[2] / 2), math.cos(pose[2] / 2), twist[0], twist[2]]
-        got = deserialize_message(fast.pack(*values), Odometry)
-        assert got == expected
+        expected.pose.covariance[0] = 0.25
+        assert deserialize_message(batch.row(i), Odometry) == expected
 
 
-def test_patched_transform_inside_a_list():
+def test_rows_of_a_transform_inside_a_list():
     template = TFMessage(transforms=[planar_transform(sim_time_msg(0.0), "odom", "base_link", (0.0, 0.0, 0.0))])
-    fast = SerializedMessage(template, ["transforms.0.header.stamp.sec", "transforms.0.transform.translation.x"])
-    got = deserialize_message(fast.pack(7, 3.25), TFMessage)
-    assert got.transforms[0].header.stamp.sec == 7
-    assert got.transforms[0].transform.translation.x == 3.25
-    assert got.transforms[0].child_frame_id == "base_link"
+    batch = SerializedBatch(template, TRANSFORM_FIELDS, 2)
+    batch.fill(np.array([[7, 5, 3.25, -1.0, 0, 0, 0, 0.0, 1.0], [8, 0, 0.0, 2.0, 0, 0, 0, 1.0, 0.0]]))
+    first, second = (deserialize_message(batch.row(i), TFMessage).transforms[0] for i in range(2))
+    assert (first.header.stamp.sec, first.header.stamp.nanosec, first.transform.translation.x) == (7, 5, 3.25)
+    assert (second.header.stamp.sec, second.transform.translation.y, second.transform.rotation.z) == (8, 2.0, 1.0)
+    assert first.child_frame_id == second.child_frame_id == "base_link"
 
 
-def test_only_numeric_fields_can_be_patched():
+def test_only_numeric_fields_can_be_patched_and_order_matters():
     with pytest.raises(TypeError, match="child_frame_id"):
-        SerializedMessage(TransformStamped(), ["child_frame_id"])
+        SerializedBatch(TransformStamped(), ["child_frame_id"], 1)
+    with pytest.raises(ValueError, match="serialized order"):
+        SerializedBatch(TransformStamped(), ["transform.translation.y", "transform.translation.x"], 1)
