@@ -28,7 +28,7 @@ from typing import Any, Callable, Union
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from mvsim_ros.world.specs import SourceRef
+from mvsim_ros.world.specs import Pose3, SourceRef
 from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_floats, positive
 from mvsim_ros.world.xml_tree import XmlNode
 
@@ -81,29 +81,6 @@ class KeptTag:
     text: str
     children: list["KeptTag"]
     source: SourceRef
-
-
-@dataclass
-class Pose3:
-    """A 3D pose: x, y, z [m]; yaw, pitch, roll [rad] (MRPT order: R = Rz(yaw) Ry(pitch) Rx(roll))."""
-
-    x: float = 0.0
-    y: float = 0.0
-    z: float = 0.0
-    yaw: float = 0.0
-    pitch: float = 0.0
-    roll: float = 0.0
-
-    def rotation(self) -> np.ndarray:
-        """The 3x3 rotation matrix of this pose (body axes expressed in the parent frame)."""
-        cy, sy = math.cos(self.yaw), math.sin(self.yaw)
-        cp, sp = math.cos(self.pitch), math.sin(self.pitch)
-        cr, sr = math.cos(self.roll), math.sin(self.roll)
-        return np.array([
-            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-            [-sp, cp * sr, cp * cr],
-        ])
 
 
 # ----------------------------------------------------------------------------------------------------------

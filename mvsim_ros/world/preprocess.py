@@ -109,14 +109,8 @@ class Preprocessor:
         text = match.group(1)
         if "${" in text:  # uses a name only known later (e.g. ${NAME}): evaluate it then
             return match.group(0)
-        numeric = {}
-        for name, value in variables.items():
-            try:
-                numeric[name] = float(value)
-            except ValueError:
-                continue
         try:
-            value = evaluate(text, numeric, self.rng)
+            value = evaluate(text, numeric_variables(variables), self.rng)
         except ExpressionError as exc:
             raise fail(node, f"in $f{{{text}}}: {exc}") from None
         return format_number(value)
@@ -124,14 +118,8 @@ class Preprocessor:
     def evaluate_condition(self, text: str, variables: dict[str, str], node: XmlNode) -> bool:
         """Truth of an <if condition="...">: variables substituted, then evaluated (non-zero is true)."""
         expanded = self.substitute(text, variables, node, keep=frozenset())
-        numeric = {}
-        for name, value in variables.items():
-            try:
-                numeric[name] = float(value)
-            except ValueError:
-                continue
         try:
-            return evaluate(expanded, numeric, self.rng) != 0.0
+            return evaluate(expanded, numeric_variables(variables), self.rng) != 0.0
         except ExpressionError as exc:
             raise fail(node, f"condition {text!r}: {exc}") from None
 
@@ -223,6 +211,17 @@ class Preprocessor:
         self.elements += 1
         if self.elements > MAX_ELEMENTS:
             raise fail(node, f"the world expands to more than {MAX_ELEMENTS} XML elements")
+
+
+def numeric_variables(variables: dict[str, str]) -> dict[str, float]:
+    """The variables whose values are numbers, as floats (what expressions can use)."""
+    numeric = {}
+    for name, value in variables.items():
+        try:
+            numeric[name] = float(value)
+        except ValueError:
+            continue
+    return numeric
 
 
 def format_number(value: float) -> str:

@@ -5,6 +5,7 @@ These are the only thing the physics and the ROS layer learn from a world file: 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,7 +46,7 @@ class Twist2:
 
 @dataclass
 class Pose3:
-    """A 3D pose: x, y, z [m] and yaw, pitch, roll [rad] (rotations about z, then y, then x)."""
+    """A 3D pose: x, y, z [m]; yaw, pitch, roll [rad] (MRPT order: R = Rz(yaw) Ry(pitch) Rx(roll))."""
 
     x: float = 0.0
     y: float = 0.0
@@ -53,6 +54,17 @@ class Pose3:
     yaw: float = 0.0
     pitch: float = 0.0
     roll: float = 0.0
+
+    def rotation(self) -> np.ndarray:
+        """The 3x3 rotation matrix of this pose (body axes expressed in the parent frame)."""
+        cy, sy = math.cos(self.yaw), math.sin(self.yaw)
+        cp, sp = math.cos(self.pitch), math.sin(self.pitch)
+        cr, sr = math.cos(self.roll), math.sin(self.roll)
+        return np.array([
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ])
 
 
 @dataclass

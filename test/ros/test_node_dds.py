@@ -5,9 +5,6 @@ from __future__ import annotations
 import math
 import os
 import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 import rclpy
@@ -18,29 +15,17 @@ from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Bool
 from tf2_msgs.msg import TFMessage
 
+from dds_probe import ProbeNode, node_command, stamp_s
 from conftest import DEMO_WORLD
 
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
 
 
-def node_command(*params: str) -> list[str]:
-    script = Path(sys.executable).parent / "mvsim_node"
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "mvsim_ros.ros.node"]
-    args = ["--ros-args"]
-    for p in params:
-        args += ["-p", p]
-    return base + args
-
-
-def stamp_s(msg) -> float:
-    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-
-
-class Probe:
+class Probe(ProbeNode):
     """A test node that records what the simulator publishes."""
 
     def __init__(self, context):
-        self.node = rclpy.create_node("mvsim_probe", context=context)
+        super().__init__(context, "mvsim_probe")
         self.odom: list[Odometry] = []
         self.truth: list[Odometry] = []
         self.clock: list[float] = []
@@ -63,25 +48,6 @@ class Probe:
         n.create_subscription(OccupancyGrid, "/simul_map", self.maps.append, latched)
         n.create_subscription(MapMetaData, "/simul_map_metadata", self.map_info.append, latched)
         self.cmd = n.create_publisher(Twist, "/r1/cmd_vel", 10)
-        self.executor = rclpy.executors.SingleThreadedExecutor(context=context)
-        self.executor.add_node(n)
-
-    def spin_for(self, seconds: float, publish=None, rate_hz: float = 20.0) -> None:
-        end = time.monotonic() + seconds
-        next_pub = time.monotonic()
-        while time.monotonic() < end:
-            if publish is not None and time.monotonic() >= next_pub:
-                publish()
-                next_pub += 1.0 / rate_hz
-            self.executor.spin_once(timeout_sec=0.005)
-
-    def wait_for(self, condition, timeout: float) -> bool:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if condition():
-                return True
-            self.executor.spin_once(timeout_sec=0.05)
-        return condition()
 
 
 def twist(v: float, omega: float = 0.0) -> Twist:

@@ -7,8 +7,6 @@ import csv
 import math
 import os
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
 from std_srvs.srv import Trigger
 
+from dds_probe import ProbeNode, node_command, stamp_s
 from conftest import REPO, robot_world_xml
 
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
@@ -26,19 +25,6 @@ CAR_CLASS = REPO / "worlds" / "definitions" / "car.vehicle.xml"
 WHEELBASE_M = 2.5
 SPEED_MPS, STEER_RAD = 2.0, 0.3
 EXPECTED_YAW_RATE = SPEED_MPS * math.tan(STEER_RAD) / WHEELBASE_M  # bicycle model, ~0.2475 rad/s
-
-
-def node_command(*params: str) -> list[str]:
-    script = Path(sys.executable).parent / "mvsim_node"
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "mvsim_ros.ros.node"]
-    args = ["--ros-args"]
-    for p in params:
-        args += ["-p", p]
-    return base + args
-
-
-def stamp_s(msg) -> float:
-    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
 
 
 def yaw_of(msg: Odometry) -> float:
@@ -54,11 +40,11 @@ def ackermann(speed: float, steering_angle: float, steering_rate: float = 0.0) -
     return msg
 
 
-class Probe:
+class Probe(ProbeNode):
     """A test node: odometry and ground truth of one vehicle, a command publisher, the log service clients."""
 
     def __init__(self, context, prefix: str, command_type, command_topic: str):
-        self.node = rclpy.create_node("mvsim_command_probe", context=context)
+        super().__init__(context, "mvsim_command_probe")
         self.odom: list[Odometry] = []
         self.truth: list[Odometry] = []
         n = self.node
@@ -67,25 +53,6 @@ class Probe:
         self.cmd = n.create_publisher(command_type, f"/{prefix}{command_topic}", 10)
         self.clear_logs = n.create_client(Trigger, "/mvsim/clear_logs")
         self.new_log_session = n.create_client(Trigger, "/mvsim/new_log_session")
-        self.executor = rclpy.executors.SingleThreadedExecutor(context=context)
-        self.executor.add_node(n)
-
-    def spin_for(self, seconds: float, publish=None, rate_hz: float = 20.0) -> None:
-        end = time.monotonic() + seconds
-        next_pub = time.monotonic()
-        while time.monotonic() < end:
-            if publish is not None and time.monotonic() >= next_pub:
-                publish()
-                next_pub += 1.0 / rate_hz
-            self.executor.spin_once(timeout_sec=0.005)
-
-    def wait_for(self, condition, timeout: float) -> bool:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if condition():
-                return True
-            self.executor.spin_once(timeout_sec=0.02)
-        return condition()
 
     def call(self, client, timeout: float = 10.0) -> Trigger.Response:
         assert client.wait_for_service(timeout_sec=timeout), f"service {client.srv_name} not available"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mvsim_ros.physics.controllers import pid_torque_law
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.vehicles.ackermann import (
     DRIVETRAIN_CODES,
@@ -142,6 +143,7 @@ class Drivetrains:
     raw_torque: np.ndarray
     integral: np.ndarray = field(default_factory=lambda: np.zeros(0))
     last_error: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    unit: np.ndarray = field(default_factory=lambda: np.zeros(0))  # ones: the PID measures speed directly
 
     @classmethod
     def build(cls, vehicles: list[VehicleSpec], offsets: list[int]) -> "Drivetrains":
@@ -163,6 +165,7 @@ class Drivetrains:
                      t[:, 3].copy(), t[:, 4].copy(), t[:, 5].copy(), t[:, 6].copy(), t[:, 7].copy(), t[:, 8].copy())
         trains.integral = np.zeros(len(rows))
         trains.last_error = np.zeros(len(rows))
+        trains.unit = np.ones(len(rows))
         return trains
 
     def wheel_torques(self, wanted_speed: np.ndarray, odometry_speed: np.ndarray, omega: np.ndarray,
@@ -170,14 +173,11 @@ class Drivetrains:
         """Torque [N m] for each drivetrain wheel (rows: vehicles, columns FL, FR, RL, RR).
 
         wanted_speed / odometry_speed [m/s] per drivetrain vehicle; omega: all wheels' spin [rad/s]."""
-        error = wanted_speed - odometry_speed
-        derivative = (error - self.last_error) / dt
-        self.last_error = error
-        trial = np.clip(self.integral + error * dt, -self.i_max, self.i_max)
-        explicit = self.kp * error + self.ki * trial + self.kd * derivative
-        saturated = np.abs(explicit) > self.max_torque
-        self.integral = np.where(saturated & (np.sign(explicit) == np.sign(error)), self.integral, trial)
-        motor = np.where(self.pid, np.clip(explicit, -self.max_torque, self.max_torque), self.raw_torque)
+        # The same PID (and anti-windup) as the wheels', on the vehicle's speed; its law evaluated explicitly.
+        const, slope = pid_torque_law(wanted_speed, odometry_speed, self.unit, dt, self.pid, self.kp, self.ki,
+                                      self.kd, self.i_max, self.max_torque, self.raw_torque, self.integral,
+                                      self.last_error)
+        motor = np.clip(const - slope * odometry_speed, -self.max_torque, self.max_torque)
         w = self.wheels
         fractions = drivetrain_fractions(self.code, omega[w[:, 0]], omega[w[:, 1]], omega[w[:, 2]], omega[w[:, 3]],
                                          self.params)

@@ -1,0 +1,55 @@
+"""Helpers for tests that run the node in a separate process and probe it over real DDS."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import rclpy
+
+os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
+
+
+def node_command(*params: str) -> list[str]:
+    """Command line starting the node (its console script when installed) with `name:=value` parameters."""
+    script = Path(sys.executable).parent / "mvsim_node"
+    base = [str(script)] if script.exists() else [sys.executable, "-m", "mvsim_ros.ros.node"]
+    args = ["--ros-args"]
+    for p in params:
+        args += ["-p", p]
+    return base + args
+
+
+def stamp_s(msg) -> float:
+    """A message's header stamp [s]."""
+    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+
+
+class ProbeNode:
+    """A test node with its own executor: spin for a while (optionally publishing) or until a condition holds."""
+
+    def __init__(self, context, name: str):
+        self.node = rclpy.create_node(name, context=context)
+        self.executor = rclpy.executors.SingleThreadedExecutor(context=context)
+        self.executor.add_node(self.node)
+
+    def spin_for(self, seconds: float, publish=None, rate_hz: float = 20.0) -> None:
+        """Spin `seconds` of wall time, calling `publish()` at `rate_hz` when given."""
+        end = time.monotonic() + seconds
+        next_pub = time.monotonic()
+        while time.monotonic() < end:
+            if publish is not None and time.monotonic() >= next_pub:
+                publish()
+                next_pub += 1.0 / rate_hz
+            self.executor.spin_once(timeout_sec=0.005)
+
+    def wait_for(self, condition, timeout: float) -> bool:
+        """Spin until condition() is true or `timeout` [s] passes; returns condition()."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if condition():
+                return True
+            self.executor.spin_once(timeout_sec=0.02)
+        return condition()
