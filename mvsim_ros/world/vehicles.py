@@ -60,7 +60,8 @@ _ACKERMANN_WHEELS = {
     "rl_wheel": WheelSlot(0.0, 0.9, +1), "rr_wheel": WheelSlot(0.0, -0.9, -1),
     "fl_wheel": WheelSlot(1.3, 0.9, +1), "fr_wheel": WheelSlot(1.3, -0.9, -1),
 }
-_ACKERMANN_PARAMS = {"f_wheels_x": 1.3, "f_wheels_d": 2.0, "max_steer_ang_deg": 30.0}
+#: max_steer_rate_deg [deg/s]: how fast the steering can turn (0: instantly, as MVSim); not an MVSim tag.
+_ACKERMANN_PARAMS = {"f_wheels_x": 1.3, "f_wheels_d": 2.0, "max_steer_ang_deg": 30.0, "max_steer_rate_deg": 0.0}
 
 #: MVSim's dynamics classes with their defaults (VehicleDifferential.h/.cpp, VehicleAckermann*.cpp).
 DYNAMICS_CLASSES: dict[str, DynamicsClass] = {
@@ -379,6 +380,7 @@ def _dynamics_params(node: XmlNode, info: DynamicsClass, spec: VehicleSpec, warn
             warn(child, f"unknown tag inside <dynamics class=\"{spec.dynamics}\">; skipped")
     if "max_steer_ang_deg" in params:
         spec.dynamics_params["max_steer_ang"] = math.radians(params["max_steer_ang_deg"])
+        spec.dynamics_params["max_steer_rate"] = math.radians(params["max_steer_rate_deg"])
     if "f_wheels_x" in params:  # front axle position and track override the front wheels' pos (as MVSim)
         front_x, track = params["f_wheels_x"], params["f_wheels_d"]
         spec.dynamics_params.update(f_wheels_x=front_x, f_wheels_d=track)

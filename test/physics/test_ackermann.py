@@ -198,3 +198,12 @@ def test_unknown_drivetrain_type_is_an_error():
         load_world_string(car_world("ackermann_drivetrain", drivetrain='<drivetrain type="hydraulic"/>'))
     with pytest.raises(WorldFileError, match="ackermann_drivetrain needs <drivetrain"):
         load_world_string(car_world("ackermann_drivetrain"))
+
+
+def test_steering_rate_limit_from_the_world_file():
+    limit = "<max_steer_ang_deg>35.0</max_steer_ang_deg>"
+    world = car_world().replace(limit, limit + "<max_steer_rate_deg>20</max_steer_rate_deg>")
+    sim = Simulation(load_world_string(world))
+    sim.set_ackermann(0, 0.0, math.radians(30))
+    sim.run(1.0)
+    assert sim.steering_angles["car1"] == pytest.approx(math.radians(20), abs=1e-9)
