@@ -13,7 +13,7 @@ import Box2D
 import numpy as np
 
 from mvsim_ros.physics.polygons import convex_pieces, merge_occupied_cells, signed_area
-from mvsim_ros.world.specs import BlockSpec, OccupancyGridSpec, VehicleSpec, WorldSpec
+from mvsim_ros.world.specs import BlockSpec, JointSpec, OccupancyGridSpec, VehicleSpec, WorldSpec
 
 #: Friction coefficient between colliding bodies (chassis against walls, blocks, other vehicles).
 BODY_CONTACT_FRICTION = 0.5
@@ -124,6 +124,25 @@ def _add_grid_walls(ground: Box2D.b2Body, grid: OccupancyGridSpec) -> None:
         )
 
 
+def _add_joint(world: Box2D.b2World, joint: JointSpec, body_a: Box2D.b2Body, body_b: Box2D.b2Body) -> None:
+    """A Box2D joint for a world-file <joint>; the two bodies do not collide with each other.
+
+    revolute: a pin at the anchors, with its angle (body B relative to body A, zero at the start) limited when
+    enable_limit is set. distance: a rope (at most max_length apart) when stiffness is 0, else a spring-damper
+    distance joint of natural length max_length, frequency `stiffness` [Hz] and damping ratio `damping`.
+    """
+    anchors = dict(bodyA=body_a, bodyB=body_b, localAnchorA=joint.anchor_a, localAnchorB=joint.anchor_b,
+                   collideConnected=False)
+    if joint.kind == "revolute":
+        world.CreateRevoluteJoint(referenceAngle=body_b.angle - body_a.angle, enableLimit=joint.enable_limit,
+                                  lowerAngle=joint.lower_angle, upperAngle=joint.upper_angle, **anchors)
+    elif joint.stiffness > 0.0:
+        world.CreateDistanceJoint(length=joint.max_length, frequencyHz=joint.stiffness,
+                                  dampingRatio=joint.damping, **anchors)
+    else:
+        world.CreateRopeJoint(maxLength=joint.max_length, **anchors)
+
+
 def static_wall_polygons(spec: WorldSpec) -> list[list[tuple[float, float]]]:
     """World-frame outlines [m] of the fixed walls: <walls> segments and <element class="vertical_plane">
     solid spans (door openings left free)."""
@@ -145,6 +164,10 @@ def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
             _polygon_fixtures(ground, outline, 0.0)
     vehicles = [_add_vehicle(world, v, i) for i, v in enumerate(spec.vehicles)]
     blocks = [_add_block(world, ground, b, i, spec.gravity) for i, b in enumerate(spec.blocks)]
+    by_name = {v.name: b for v, b in zip(spec.vehicles, vehicles)}
+    by_name.update({blk.name: b for blk, b in zip(spec.blocks, blocks)})
+    for joint in spec.joints:
+        _add_joint(world, joint, by_name[joint.body_a], by_name[joint.body_b])
     contacts = ContactCounter(len(vehicles))
     world.contactListener = contacts
     com = np.array([tuple(b.localCenter) for b in vehicles], dtype=float).reshape(-1, 2)

@@ -28,8 +28,6 @@ class SimulationDiverged(RuntimeError):
 def check_simulated(world: WorldSpec) -> list[str]:
     """Warnings for world content this version loads but does not simulate."""
     warnings = []
-    if world.joints:
-        warnings.append(f"{len(world.joints)} <joint> element(s) are not simulated by this version")
     if world.elements:
         kinds = sorted({type(e).__name__ for e in world.elements})
         warnings.append(f"world elements simulated as flat ground or not at all: {', '.join(kinds)}")
