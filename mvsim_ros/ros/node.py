@@ -15,6 +15,7 @@ from rclpy.node import Node
 from mvsim_ros.physics import Simulation, SimulationDiverged
 from mvsim_ros.ros.commands import CommandSubscriptions
 from mvsim_ros.ros.log_services import LoggingSetupError, LogServices
+from mvsim_ros.ros.footprint_publisher import FootprintPublisher
 from mvsim_ros.ros.map_publisher import MapPublisher
 from mvsim_ros.ros.publishers import PublishRates, SimPublishers
 from mvsim_ros.ros.status import StatusLine
@@ -60,6 +61,8 @@ class MvsimNode(Node):
             fake_localization=p["do_fake_localization"],
         )
         self.map_publisher = MapPublisher(self, spec.occupancy_grids)
+        self.footprints = FootprintPublisher(self, self.sim, self.publishers_.prefixes, p["footprint_publish_rate"],
+                                             p["odometry_publish_rate"])
         self.commands = CommandSubscriptions(self, self.sim, self.publishers_.prefixes,
                                              stamped=p["use_stamped_cmd_vel"])
         self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
@@ -99,6 +102,7 @@ class MvsimNode(Node):
             "use_stamped_cmd_vel": False,
             "log_dir": "",
             "log_period": 0.0,
+            "footprint_publish_rate": 10.0,
         }
         return {name: self.declare_parameter(name, value).value for name, value in defaults.items()}
 
@@ -124,6 +128,7 @@ class MvsimNode(Node):
         self.sim.step()
         self.logs.record()
         self.publishers_.publish_due()
+        self.footprints.publish_due()
 
     def destroy_node(self) -> None:
         """Write and close the CSV logs, then destroy the node."""

@@ -39,7 +39,7 @@ class PublishRates:
     clock_hz: float = 100.0
 
 
-class _Periodic:
+class Periodic:
     """Tells when a stream is due, on the simulated clock."""
 
     def __init__(self, rate_hz: float):
@@ -100,8 +100,8 @@ class SimPublishers:
         self._collision_raw = [pub.handle.publish_raw for pub in self._collision]
         self._tf_raw = [pub.handle.publish_raw for pub in self._tf]
         self._clock_raw = self._clock.handle.publish_raw
-        self._odom_timer = _Periodic(self.rates.odometry_hz)
-        self._clock_timer = _Periodic(self.rates.clock_hz)
+        self._odom_timer = Periodic(self.rates.odometry_hz)
+        self._clock_timer = Periodic(self.rates.clock_hz)
 
         zero_time, origin = sim_time_msg(0.0), (0.0, 0.0, 0.0)
         odom = planar_odometry(zero_time, frames.odom, frames.base_link, origin, origin)

@@ -75,3 +75,46 @@ def test_rope_joint_keeps_bodies_within_its_length():
     a, b = sim.block_poses()[:, :2]
     assert np.linalg.norm(b - a) <= 1.5 + 0.02
     assert sim.box2d.blocks[0].linearVelocity[0] > 0.5  # the rope pulled body a along
+
+
+def test_train_footprint_is_the_hull_of_the_rotated_outlines():
+    from mvsim_ros.physics.footprint import towed_vehicles, train_footprint
+
+    world = load_world(REPO / "worlds" / "gridmap_yard.world.xml")
+    assert towed_vehicles(world) == {0: [1]}  # the tug tows the cart
+    tug, cart = (np.asarray(v.chassis.shape) for v in world.vehicles)
+    for hitch_deg in (0.0, 30.0, -30.0):
+        gamma = math.radians(hitch_deg)
+        # Cart hitch (0.3, 0) sits on the tug hitch (-0.3, 0): cart origin = hitch - R(gamma) (0.3, 0).
+        cart_pose = (-0.3 - 0.3 * math.cos(gamma), -0.3 * math.sin(gamma), gamma)
+        pose = np.array([[5.0, -2.0, 1.0], [0.0, 0.0, 0.0]])  # tug somewhere; cart placed relative to it
+        c, s = math.cos(pose[0, 2]), math.sin(pose[0, 2])
+        pose[1] = (pose[0, 0] + c * cart_pose[0] - s * cart_pose[1], pose[0, 1] + s * cart_pose[0] + c * cart_pose[1],
+                   pose[0, 2] + gamma)
+        outline = np.array(train_footprint(world, pose, 0, [1]))
+        cg, sg = math.cos(gamma), math.sin(gamma)
+        cart_corners = np.c_[cart_pose[0] + cg * cart[:, 0] - sg * cart[:, 1],
+                             cart_pose[1] + sg * cart[:, 0] + cg * cart[:, 1]]
+        corners = np.vstack([tug, cart_corners])
+        # Every corner of both bodies is inside or on the outline, and every outline vertex is one of them.
+        for vertex in outline:
+            assert np.min(np.linalg.norm(corners - vertex, axis=1)) < 1e-3
+        edges = np.roll(outline, -1, axis=0) - outline
+        rel = corners[:, None, :] - outline[None, :, :]
+        cross = edges[None, :, 0] * rel[:, :, 1] - edges[None, :, 1] * rel[:, :, 0]
+        assert np.all(cross >= -1e-9)
+        rear_cart_corner = cart_corners[np.argmin(cart_corners[:, 0])]
+        assert rear_cart_corner[0] == pytest.approx(outline[:, 0].min(), abs=1e-3)
+
+
+def test_car_tows_its_two_axle_trailer_through_a_turn():
+    sim = Simulation(load_world(REPO / "worlds" / "car_trailer.world.xml"))
+    sim.set_twist(0, 2.0, 0.25)
+    sim.run(12.0)
+    car, trailer = sim.pose
+    hitch_world = car[:2] + np.array([math.cos(car[2]), math.sin(car[2])]) * -1.2
+    drawbar_tip = trailer[:2] + np.array([math.cos(trailer[2]), math.sin(trailer[2])]) * 2.3
+    assert np.linalg.norm(hitch_world - drawbar_tip) < 0.02  # the pin holds
+    assert sim.body_twist()[0, 0] == pytest.approx(2.0, rel=0.05)
+    hitch = (trailer[2] - car[2] + math.pi) % (2 * math.pi) - math.pi
+    assert -math.radians(70) - 0.01 <= hitch < 0  # the trailer lags inside the turn
