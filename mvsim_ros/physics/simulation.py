@@ -25,13 +25,17 @@ class SimulationDiverged(RuntimeError):
     """The state became non-finite (NaN or infinity); the simulation refuses to carry on."""
 
 
+#: World elements the physics uses: vertical planes are walls, property regions override friction.
+PHYSICAL_ELEMENTS = ("VerticalPlaneSpec", "PropertyRegionSpec")
+
+
 def check_simulated(world: WorldSpec) -> list[str]:
     """Warnings for world content this version loads but does not simulate."""
-    warnings = []
-    if world.elements:
-        kinds = sorted({type(e).__name__ for e in world.elements})
-        warnings.append(f"world elements simulated as flat ground or not at all: {', '.join(kinds)}")
-    return warnings
+    kinds = sorted({type(e).__name__ for e in world.elements} - set(PHYSICAL_ELEMENTS))
+    if not kinds:
+        return []
+    return [f"world elements kept for rendering and later physics, not simulated now (ground is flat): "
+            f"{', '.join(kinds)}"]
 
 
 class Simulation:

@@ -15,7 +15,7 @@ from tf2_msgs.msg import TFMessage
 from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sec_nsec, sim_time_msg
-from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, reliable
+from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, latched, reliable
 from mvsim_ros.ros.serialized import SerializedBatch
 from mvsim_ros.ros.topics import Frames, vehicle_prefix
 
@@ -89,7 +89,8 @@ class SimPublishers:
         self._ground_truth = [
             node.create_publisher(Odometry, p + "base_pose_ground_truth", reliable()) for p in self.prefixes
         ]
-        self._collision = [node.create_publisher(Bool, p + "collision", reliable()) for p in self.prefixes]
+        # Collision flags are published when they change, latched (late subscribers get the current state).
+        self._collision = [node.create_publisher(Bool, p + "collision", latched()) for p in self.prefixes]
         self._tf = [node.create_publisher(TFMessage, p + "tf", TF_QOS) for p in self.prefixes]
         self._tf_static = [node.create_publisher(TFMessage, p + "tf_static", TF_STATIC_QOS) for p in self.prefixes]
         self._clock = node.create_publisher(Clock, "/clock", reliable())
@@ -114,6 +115,9 @@ class SimPublishers:
         self._clock_msg = SerializedBatch(Clock(clock=zero_time), ["clock.sec", "clock.nanosec"], 1)
         self._clock_values = np.zeros((1, 2))
         self._bool_bytes = {flag: serialize_message(Bool(data=flag)) for flag in (False, True)}
+        self._collision_state = [False] * count
+        for publish in self._collision_raw:
+            publish(self._bool_bytes[False])
         if fake_localization:
             self.publish_fake_localization()
 
@@ -135,7 +139,10 @@ class SimPublishers:
             self.publish_vehicles()
 
     def publish_vehicles(self) -> None:
-        """Odometry, ground truth, collision flag and odom->base_link TF of every vehicle, now."""
+        """Odometry, ground truth and odom->base_link TF of every vehicle, now; collision flags that changed.
+
+        A flag is true when the vehicle touched something since the previous check (brief contacts are not
+        lost): a bump gives true, then false once the vehicle is clear."""
         sim = self.sim
         sec, nsec = sec_nsec(sim.time)
         odom, tf, truth = _vehicle_messages(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity, sec, nsec)
@@ -143,14 +150,17 @@ class SimPublishers:
         self._tf_msgs.fill(tf)
         self._truth_msgs.fill(truth)
         collided = sim.take_collisions().tolist()
-        bools = self._bool_bytes
-        publishers = zip(self._odom_raw, self._tf_raw, self._truth_raw, self._collision_raw, self._odom_msgs.rows,
-                         self._tf_msgs.rows, self._truth_msgs.rows, collided)
-        for odom_pub, tf_pub, truth_pub, collision_pub, odom_row, tf_row, truth_row, hit in publishers:
+        publishers = zip(self._odom_raw, self._tf_raw, self._truth_raw, self._odom_msgs.rows, self._tf_msgs.rows,
+                         self._truth_msgs.rows)
+        for odom_pub, tf_pub, truth_pub, odom_row, tf_row, truth_row in publishers:
             odom_pub(odom_row.tobytes())
             tf_pub(tf_row.tobytes())
             truth_pub(truth_row.tobytes())
-            collision_pub(bools[hit])
+        if collided != self._collision_state:
+            for i, (hit, before) in enumerate(zip(collided, self._collision_state)):
+                if hit != before:
+                    self._collision_raw[i](self._bool_bytes[hit])
+            self._collision_state = collided
 
 
 @kernel

@@ -41,7 +41,8 @@ class Probe(ProbeNode):
         n.create_subscription(TFMessage, "/r2/tf", self.tf["r2"].append, 100)
         n.create_subscription(TFMessage, "/r1/tf_static", self.tf_static.append,
                               QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        n.create_subscription(Bool, "/r1/collision", lambda m: self.collision.append(m.data), 50)
+        n.create_subscription(Bool, "/r1/collision", lambda m: self.collision.append(m.data),
+                              QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.maps: list[OccupancyGrid] = []
         self.map_info: list[MapMetaData] = []
