@@ -13,9 +13,12 @@ every vehicle at 50 Hz of simulated time, /clock at 100 Hz) on a real DDS partic
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import time
+
+import numpy as np
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.world import load_world_string
@@ -133,6 +136,40 @@ def measure(robots: int, wall_seconds: float, with_ros: bool, timestep: float = 
     return steps * sim.dt / wall
 
 
+def measure_sensors(wall_seconds: float) -> tuple[float, float]:
+    """(2D lidar scans per second with 360 rays in the demo world, demo world real-time factor with its
+    lidars scanning at their own period) — physics and sensors only, no ROS."""
+    from pathlib import Path
+
+    from mvsim_ros.sensors.lidar2d import Lidar2D
+    from mvsim_ros.sensors.suite import build_lidars
+    from mvsim_ros.world import load_world
+
+    world = load_world(Path(__file__).resolve().parents[1] / "worlds" / "demo_2robots.world.xml")
+    sim = Simulation(world)
+    spec = dataclasses.replace(world.vehicles[0].sensors[0])
+    spec.params = dict(spec.params, nrays="360", fov_degrees="359")
+    lidar = Lidar2D(spec, 0, world, np.random.default_rng(0))
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < wall_seconds:
+        lidar.scan(sim.box2d.world, sim.pose[lidar.vehicle])
+        count += 1
+    scans_per_s = count / (time.perf_counter() - start)
+
+    sim = Simulation(world)
+    lidars, _ = build_lidars(world)
+    for i in range(len(world.vehicles)):
+        sim.set_twist(i, 0.5, 0.3)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < wall_seconds:
+        sim.step()
+        for lidar in lidars:
+            if lidar.due(sim.time):
+                lidar.scan(sim.box2d.world, sim.pose[lidar.vehicle])
+        steps += 1
+    return scans_per_s, steps * sim.dt / (time.perf_counter() - start)
+
+
 #: The default cases: (kind, vehicle counts, with the ROS publishing columns).
 DEFAULT_CASES = (("differential", (1, 10, 50), True), ("ackermann", (1, 10, 50), False), ("drivetrain", (10,), False))
 
@@ -145,10 +182,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="wall-clock seconds per run")
     parser.add_argument("--dt", type=float, default=0.005, help="time step [s]")
     parser.add_argument("--no-ros", action="store_true", help="skip the cases with ROS publishing")
+    parser.add_argument("--sensors", action="store_true", help="only the sensor figures")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs per case; the best is reported (least disturbed by other load)")
     args = parser.parse_args(argv)
     os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
+    if args.sensors:
+        scans, rtf = max(measure_sensors(args.seconds) for _ in range(args.repeat))
+        print(f"2D lidar, 360 rays, demo world: {scans:.0f} scans/s")
+        print(f"demo world (2 robots, a 541-ray lidar each at 10 Hz), no ROS: {rtf:.1f}x real time")
+        return 0
     cases = DEFAULT_CASES
     if args.kind:
         cases = ((args.kind, tuple(args.robots or (1, 10, 50)), args.kind == "differential"),)

@@ -54,3 +54,20 @@ def planar_transform(stamp: Time, parent: str, child: str, pose: tuple[float, fl
     msg.transform.translation.y = float(pose[1])
     msg.transform.rotation = yaw_quaternion(float(pose[2]))
     return msg
+
+
+def pose3_transform(stamp: Time, parent: str, child: str, pose) -> TransformStamped:
+    """geometry_msgs/TransformStamped placing `child` at a 3D pose (x, y, z [m], yaw, pitch, roll [rad],
+    rotations about z, then y, then x) in `parent`."""
+    msg = TransformStamped()
+    msg.header.stamp = stamp
+    msg.header.frame_id = parent
+    msg.child_frame_id = child
+    msg.transform.translation.x, msg.transform.translation.y = float(pose.x), float(pose.y)
+    msg.transform.translation.z = float(pose.z)
+    cy, sy = math.cos(0.5 * pose.yaw), math.sin(0.5 * pose.yaw)
+    cp, sp = math.cos(0.5 * pose.pitch), math.sin(0.5 * pose.pitch)
+    cr, sr = math.cos(0.5 * pose.roll), math.sin(0.5 * pose.roll)
+    msg.transform.rotation = Quaternion(x=sr * cp * cy - cr * sp * sy, y=cr * sp * cy + sr * cp * sy,
+                                        z=cr * cp * sy - sr * sp * cy, w=cr * cp * cy + sr * sp * sy)
+    return msg

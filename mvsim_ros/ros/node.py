@@ -17,6 +17,8 @@ from mvsim_ros.ros.commands import CommandSubscriptions
 from mvsim_ros.ros.log_services import LoggingSetupError, LogServices
 from mvsim_ros.ros.footprint_publisher import FootprintPublisher
 from mvsim_ros.ros.map_publisher import MapPublisher
+from mvsim_ros.ros.scan_publisher import ScanPublisher
+from mvsim_ros.sensors.suite import build_lidars
 from mvsim_ros.ros.publishers import PublishRates, SimPublishers
 from mvsim_ros.ros.status import StatusLine
 from mvsim_ros.world import WorldFileError, load_world
@@ -61,6 +63,11 @@ class MvsimNode(Node):
             fake_localization=p["do_fake_localization"],
         )
         self.map_publisher = MapPublisher(self, spec.occupancy_grids)
+        lidars, sensor_warnings = build_lidars(spec, p["random_seed"])
+        for warning in sensor_warnings:
+            self.get_logger().warning(warning)
+        self.scans = ScanPublisher(self, self.sim, lidars, self.publishers_.prefixes)
+        self.publishers_.publish_static(self.scans.static_transforms())
         self.footprints = FootprintPublisher(self, self.sim, self.publishers_.prefixes, p["footprint_publish_rate"],
                                              p["odometry_publish_rate"])
         self.commands = CommandSubscriptions(self, self.sim, self.publishers_.prefixes,
@@ -129,6 +136,7 @@ class MvsimNode(Node):
         self.logs.record()
         self.publishers_.publish_due()
         self.footprints.publish_due()
+        self.scans.publish_due()
 
     def destroy_node(self) -> None:
         """Write and close the CSV logs, then destroy the node."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from geometry_msgs.msg import TransformStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from rclpy.serialization import serialize_message
@@ -118,15 +119,19 @@ class SimPublishers:
         self._collision_state = [False] * count
         for publish in self._collision_raw:
             publish(self._bool_bytes[False])
-        if fake_localization:
-            self.publish_fake_localization()
+        self.fake_localization = fake_localization  # publish_static() sends map -> odom with the other statics
 
-    def publish_fake_localization(self) -> None:
-        """map -> odom identity on each vehicle's tf_static: odometry starts at the vehicle's true initial pose."""
+    def publish_static(self, extra: dict[int, list[TransformStamped]] | None = None) -> None:
+        """Each vehicle's static transforms, as one latched message on its tf_static (a later message replaces
+        the earlier one for late subscribers, so everything static goes together): map -> odom identity when
+        faking localization (odometry starts at the true initial pose), plus `extra[vehicle]` (sensor frames)."""
         stamp = sim_time_msg(self.sim.time)
-        for pub in self._tf_static:
-            pub.publish(TFMessage(transforms=[planar_transform(stamp, self.frames.map, self.frames.odom,
-                                                               (0.0, 0.0, 0.0))]))
+        for i, pub in enumerate(self._tf_static):
+            transforms = list((extra or {}).get(i, []))
+            if self.fake_localization:
+                transforms.insert(0, planar_transform(stamp, self.frames.map, self.frames.odom, (0.0, 0.0, 0.0)))
+            if transforms:
+                pub.publish(TFMessage(transforms=transforms))
 
     def publish_due(self) -> None:
         """Publish whatever is due at the simulation's current time."""

@@ -6,12 +6,14 @@ import math
 import os
 import subprocess
 
+import numpy as np
 import pytest
 import rclpy
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import MapMetaData, OccupancyGrid, Odometry
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import LaserScan
 from std_msgs.msg import Bool
 from tf2_msgs.msg import TFMessage
 
@@ -48,6 +50,8 @@ class Probe(ProbeNode):
         self.map_info: list[MapMetaData] = []
         n.create_subscription(OccupancyGrid, "/simul_map", self.maps.append, latched)
         n.create_subscription(MapMetaData, "/simul_map_metadata", self.map_info.append, latched)
+        self.scans: list[LaserScan] = []
+        n.create_subscription(LaserScan, "/r1/scan", self.scans.append, 20)
         self.cmd = n.create_publisher(Twist, "/r1/cmd_vel", 10)
 
 
@@ -96,7 +100,22 @@ def test_clock_advances_and_both_vehicles_broadcast_odom_to_base_link(running_no
             assert last.transform.translation.y == pytest.approx(y0, abs=1e-3)
             assert 2 * math.atan2(last.transform.rotation.z, last.transform.rotation.w) == pytest.approx(yaw0, abs=1e-3)
     static = [t for msg in probe.tf_static for t in msg.transforms]
-    assert [(t.header.frame_id, t.child_frame_id) for t in static] == [("map", "odom")]
+    assert [(t.header.frame_id, t.child_frame_id) for t in static] == [("map", "odom"), ("base_link", "scan")]
+    lidar = static[1].transform.translation
+    assert (lidar.x, lidar.y, lidar.z) == (0.2, 0.0, 0.3)
+
+
+def test_r1_lidar_scans_at_its_period(running_node):
+    _, probe = running_node
+    assert probe.wait_for(lambda: len(probe.scans) >= 5, timeout=10.0)
+    scan = probe.scans[-1]
+    assert scan.header.frame_id == "scan" and len(scan.ranges) == 541
+    assert scan.angle_min == pytest.approx(-math.radians(135)) and scan.angle_max == pytest.approx(math.radians(135))
+    stamps = [stamp_s(s) for s in probe.scans[-5:]]
+    assert np.diff(stamps) == pytest.approx([0.1] * 4, abs=1e-6)  # every 0.1 s of simulated time
+    # r1 starts at the origin facing +x in a room whose east wall face is at x = 11.7 m: the sensor (0.2 m ahead)
+    # sees it straight ahead at 11.5 m.
+    assert scan.ranges[270] == pytest.approx(11.5, abs=0.05)
 
 
 def test_cmd_vel_moves_r1_and_the_watchdog_stops_it(running_node):

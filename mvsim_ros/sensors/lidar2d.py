@@ -1,0 +1,139 @@
+"""2D lidar (MVSim's `laser` sensor) by ray casting in the Box2D world.
+
+Beams are spread evenly over the field of view, from -fov/2 (right) to +fov/2 (left), counter-clockwise as
+sensor_msgs/LaserScan orders them. A beam returns the distance to the first solid fixture it meets: occupancy-grid
+walls, <walls>, vertical planes, blocks whose height span contains the sensor's height, and other vehicles when
+`bodies_visible` is true (never the sensor's own vehicle, never intangible bodies). Beyond range_max (or
+below range_min) a beam reads +inf ("no return", REP 117). Noise: a Gaussian range error (range_std_noise [m])
+and a Gaussian bearing error (angle_std_noise_deg) per beam, from a seeded generator.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import Box2D
+import numpy as np
+
+from mvsim_ros.physics.bodies import BodyTag
+from mvsim_ros.world.specs import SensorSpec, WorldSpec
+from mvsim_ros.world.values import fail, parse_bool, parse_float
+from mvsim_ros.world.xml_tree import XmlNode
+
+
+@dataclass
+class LidarParams:
+    """Parameters of a 2D lidar: fov [rad], rays, range_min/max [m], noise std [m, rad], period [s]."""
+
+    fov: float = math.pi
+    rays: int = 181
+    range_min: float = 0.01
+    range_max: float = 30.0
+    range_noise: float = 0.0
+    angle_noise: float = 0.0
+    bodies_visible: bool = True
+    period: float = 0.1
+
+    @classmethod
+    def from_spec(cls, spec: SensorSpec) -> "LidarParams":
+        """Read MVSim's tag names (fov_degrees, nrays, range_max / maxRange, ...) from a sensor spec."""
+        node = XmlNode(tag="sensor", attrib={}, file=spec.source.file if spec.source else "",
+                       line=spec.source.line if spec.source else 0)
+        p = spec.params
+
+        def number(*names: str, default: float) -> float:
+            for name in names:
+                if name in p:
+                    return parse_float(p[name], node, f"sensor '{spec.name}' {name}")
+            return default
+
+        params = cls(
+            fov=math.radians(number("fov_degrees", default=180.0)),
+            rays=int(number("nrays", default=181)),
+            range_min=number("range_min", "minRange", default=0.01),
+            range_max=number("range_max", "maxRange", default=30.0),
+            range_noise=number("range_std_noise", default=0.0),
+            angle_noise=math.radians(number("angle_std_noise_deg", default=0.0)),
+            bodies_visible=parse_bool(p["bodies_visible"], node, "bodies_visible") if "bodies_visible" in p
+            else True,
+            period=number("sensor_period", default=0.1),
+        )
+        if params.rays < 2 or not 0 < params.fov <= 2 * math.pi or params.range_max <= params.range_min:
+            raise fail(node, f"sensor '{spec.name}': needs nrays >= 2, 0 < fov_degrees <= 360, range_max > range_min")
+        if params.period <= 0:
+            raise fail(node, f"sensor '{spec.name}': sensor_period must be > 0")
+        return params
+
+    @property
+    def angles(self) -> np.ndarray:
+        """Beam bearings in the sensor frame [rad]."""
+        return np.linspace(-0.5 * self.fov, 0.5 * self.fov, self.rays)
+
+
+class _ClosestHit(Box2D.b2RayCastCallback):
+    """Box2D ray callback keeping the nearest fixture the filter accepts."""
+
+    def __init__(self, accept):
+        super().__init__()
+        self.accept = accept
+        self.fraction = None
+
+    def ReportFixture(self, fixture, point, normal, fraction):  # noqa: N802 (Box2D API name)
+        if fixture.sensor or not self.accept(fixture.body.userData):
+            return -1.0  # ignore this fixture, keep looking
+        self.fraction = fraction
+        return fraction  # clip the ray here: only nearer hits are reported afterwards
+
+
+class Lidar2D:
+    """One 2D lidar on vehicle `vehicle` (index) at `spec.pose`, scanning the simulation's Box2D world."""
+
+    def __init__(self, spec: SensorSpec, vehicle: int, world: WorldSpec, rng: np.random.Generator):
+        self.spec = spec
+        self.vehicle = vehicle
+        self.params = LidarParams.from_spec(spec)
+        self.rng = rng
+        self._angles = self.params.angles
+        z = spec.pose.z
+        self._visible_blocks = [b.zmin <= z <= b.zmax for b in world.blocks]
+        self.next_time = 0.0
+
+    def _accept(self, tag) -> bool:
+        if not isinstance(tag, BodyTag):
+            return True
+        if tag.kind == "vehicle":
+            return tag.index != self.vehicle and self.params.bodies_visible
+        if tag.kind == "block":
+            return self._visible_blocks[tag.index]
+        return True
+
+    def due(self, now: float) -> bool:
+        """True (and the next scan scheduled) when a scan is due at simulated time `now` [s]."""
+        if now + 1e-9 < self.next_time:
+            return False
+        self.next_time += self.params.period * (1 + int((now - self.next_time) / self.params.period))
+        return True
+
+    def scan(self, box2d_world: Box2D.b2World, vehicle_pose: np.ndarray) -> np.ndarray:
+        """Ranges [m] of every beam (+inf: no return) from the sensor's current world pose."""
+        x, y, yaw = vehicle_pose
+        pose = self.spec.pose
+        c, s = math.cos(yaw), math.sin(yaw)
+        origin = (x + c * pose.x - s * pose.y, y + s * pose.x + c * pose.y)
+        p = self.params
+        bearings = yaw + pose.yaw + self._angles
+        if p.angle_noise > 0:
+            bearings = bearings + self.rng.normal(0.0, p.angle_noise, bearings.size)
+        ranges = np.full(p.rays, np.inf)
+        hit = _ClosestHit(self._accept)
+        for i, bearing in enumerate(bearings.tolist()):
+            end = (origin[0] + p.range_max * math.cos(bearing), origin[1] + p.range_max * math.sin(bearing))
+            hit.fraction = None
+            box2d_world.RayCast(hit, origin, end)
+            if hit.fraction is not None:
+                ranges[i] = hit.fraction * p.range_max
+        if p.range_noise > 0:
+            ranges = ranges + self.rng.normal(0.0, p.range_noise, ranges.size)
+        ranges[(ranges < p.range_min) | (ranges > p.range_max)] = np.inf
+        return ranges
