@@ -142,7 +142,7 @@ def measure_sensors(wall_seconds: float) -> tuple[float, float]:
     from pathlib import Path
 
     from mvsim_ros.sensors.lidar2d import Lidar2D
-    from mvsim_ros.sensors.suite import build_lidars
+    from mvsim_ros.sensors.suite import build_sensors
     from mvsim_ros.world import load_world
 
     world = load_world(Path(__file__).resolve().parents[1] / "worlds" / "demo_2robots.world.xml")
@@ -157,7 +157,7 @@ def measure_sensors(wall_seconds: float) -> tuple[float, float]:
     scans_per_s = count / (time.perf_counter() - start)
 
     sim = Simulation(world)
-    lidars, _ = build_lidars(world)
+    lidars = build_sensors(world).lidars
     for i in range(len(world.vehicles)):
         sim.set_twist(i, 0.5, 0.3)
     steps, start = 0, time.perf_counter()

@@ -44,6 +44,7 @@ class Simulation:
     State after each step (arrays over vehicles, SI units, world frame unless said):
       pose[i] = (x, y, yaw) of the vehicle reference point [m, m, rad];
       velocity[i] = (vx, vy, omega) of the reference point, world frame [m/s, m/s, rad/s];
+      acceleration[i] = (ax, ay, alpha): its change over the last step [m/s^2, m/s^2, rad/s^2];
       odom_pose[i], odom_twist[i] = (v, omega): wheel odometry, starting at the initial pose;
       collision_now[i]: touching something solid; wheels.*: per-wheel state (see WheelArrays).
     `command_timeout` [s]: watchdog on twist commands given through `set_twist` (0: off).
@@ -95,6 +96,7 @@ class Simulation:
         self.pose = np.zeros((n, 3))
         self.velocity = np.zeros((n, 3))
         self._read_bodies()
+        self.acceleration = np.zeros((n, 3))  # (ax, ay, alpha) of the reference point, world frame
         self.odom_pose = self.pose.copy()
         body_v = self.body_twist()
         self.odom_twist = body_v[:, [0, 2]].copy()
@@ -196,7 +198,9 @@ class Simulation:
         self.box2d.world.Step(dt, self.spec.b2d_vel_iters, self.spec.b2d_pos_iters)
 
         # 7. Snapshot: body states once, wheel spin angles, odometry; refuse to carry NaN on.
+        previous_velocity = self.velocity
         self._read_bodies()
+        self.acceleration = (self.velocity - previous_velocity) / dt
         w.phi += w.omega * dt
         integrate_differential_odometry(w.omega, w.radius, w.y, self._left, self._right,
                                         self.odom_pose, self.odom_twist, dt)

@@ -17,8 +17,9 @@ from mvsim_ros.ros.commands import CommandSubscriptions
 from mvsim_ros.ros.log_services import LoggingSetupError, LogServices
 from mvsim_ros.ros.footprint_publisher import FootprintPublisher
 from mvsim_ros.ros.map_publisher import MapPublisher
+from mvsim_ros.ros.inertial_publisher import InertialPublisher
 from mvsim_ros.ros.scan_publisher import ScanPublisher
-from mvsim_ros.sensors.suite import build_lidars
+from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.ros.publishers import PublishRates, SimPublishers
 from mvsim_ros.ros.status import StatusLine
 from mvsim_ros.world import WorldFileError, load_world
@@ -63,11 +64,15 @@ class MvsimNode(Node):
             fake_localization=p["do_fake_localization"],
         )
         self.map_publisher = MapPublisher(self, spec.occupancy_grids)
-        lidars, sensor_warnings = build_lidars(spec, p["random_seed"])
-        for warning in sensor_warnings:
+        sensors = build_sensors(spec, p["random_seed"])
+        for warning in sensors.warnings:
             self.get_logger().warning(warning)
-        self.scans = ScanPublisher(self, self.sim, lidars, self.publishers_.prefixes)
-        self.publishers_.publish_static(self.scans.static_transforms())
+        self.scans = ScanPublisher(self, self.sim, sensors.lidars, self.publishers_.prefixes)
+        self.inertial = InertialPublisher(self, self.sim, sensors.imus, sensors.gnss, self.publishers_.prefixes)
+        static = self.scans.static_transforms()
+        for vehicle, transforms in self.inertial.static_transforms().items():
+            static.setdefault(vehicle, []).extend(transforms)
+        self.publishers_.publish_static(static)
         self.footprints = FootprintPublisher(self, self.sim, self.publishers_.prefixes, p["footprint_publish_rate"],
                                              p["odometry_publish_rate"])
         self.commands = CommandSubscriptions(self, self.sim, self.publishers_.prefixes,
@@ -137,6 +142,7 @@ class MvsimNode(Node):
         self.publishers_.publish_due()
         self.footprints.publish_due()
         self.scans.publish_due()
+        self.inertial.publish_due()
 
     def destroy_node(self) -> None:
         """Write and close the CSV logs, then destroy the node."""

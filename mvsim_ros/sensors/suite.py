@@ -2,31 +2,54 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
+from mvsim_ros.sensors.gnss import GeoReference, Gnss
+from mvsim_ros.sensors.imu import Imu
 from mvsim_ros.sensors.lidar2d import Lidar2D
 from mvsim_ros.world.specs import WorldSpec
 
-SIMULATED_SENSORS = ("laser",)
+SIMULATED_SENSORS = ("laser", "imu", "gnss")
 
 
-def build_lidars(world: WorldSpec, seed: int = 0) -> tuple[list[Lidar2D], list[str]]:
-    """2D lidars of all vehicles (in world order) and warnings for the sensors not simulated yet.
+@dataclass
+class Sensors:
+    """All simulated sensors, and warnings for the declared ones that are not simulated."""
 
-    Each lidar gets its own generator, seeded from `seed` and its position in the world (reproducible noise).
-    """
-    lidars, warnings = [], []
+    lidars: list[Lidar2D] = field(default_factory=list)
+    imus: list[Imu] = field(default_factory=list)
+    gnss: list[Gnss] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def build_sensors(world: WorldSpec, seed: int = 0) -> Sensors:
+    """Sensors of all vehicles, in world order. Each gets its own generator, seeded from `seed`, its vehicle and
+    its place on it, so the same world and seed give the same noise."""
+    out = Sensors()
+    geo = world.georeference
+    reference = (GeoReference(geo.latitude_deg, geo.longitude_deg, geo.height, geo.world_to_enu_rotation_rad)
+                 if geo is not None and not geo.world_is_utm else None)
+    no_coverage = [e for e in world.elements if getattr(e, "property_name", None) == "gps_no_coverage"
+                   and getattr(e, "value", False) is True]
     for index, vehicle in enumerate(world.vehicles):
-        for sensor in vehicle.sensors:
+        for k, sensor in enumerate(vehicle.sensors):
+            rng = np.random.default_rng([seed, index, k])
+            where = f"vehicle '{vehicle.name}' sensor '{sensor.name}'"
             if sensor.kind == "laser":
                 if sensor.params.get("raytrace_3d", "false").strip().lower() in ("true", "1", "yes"):
-                    warnings.append(f"vehicle '{vehicle.name}' sensor '{sensor.name}': raytrace_3d is not "
-                                    "available in this version; ray casting in 2D")
-                rng = np.random.default_rng([seed, index, len(lidars)])
-                lidars.append(Lidar2D(sensor, index, world, rng))
+                    out.warnings.append(f"{where}: raytrace_3d is not available in this version; ray casting in 2D")
+                out.lidars.append(Lidar2D(sensor, index, world, rng))
+            elif sensor.kind == "imu":
+                out.imus.append(Imu(sensor, index, world.gravity, rng))
+            elif sensor.kind == "gnss" and reference is not None:
+                out.gnss.append(Gnss(sensor, index, reference, no_coverage, rng))
+            elif sensor.kind == "gnss":
+                out.warnings.append(f"{where}: GNSS needs a <georeference> (latitude/longitude) in the world; "
+                                    "not simulated")
             else:
-                warnings.append(f"vehicle '{vehicle.name}' sensor '{sensor.name}' ({sensor.kind}) is not "
-                                "simulated by this version")
+                out.warnings.append(f"{where} ({sensor.kind}) is not simulated by this version")
     if world.sensors:
-        warnings.append(f"{len(world.sensors)} standalone sensor(s) are not simulated by this version")
-    return lidars, warnings
+        out.warnings.append(f"{len(world.sensors)} standalone sensor(s) are not simulated by this version")
+    return out

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import robot_world_xml
 from mvsim_ros.physics import Simulation
-from mvsim_ros.sensors.suite import build_lidars
+from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.world import load_world
 
 LASER = ('<sensor class="laser" name="laser1"><pose_3d>0 0 0.3 0 0 0</pose_3d><fov_degrees>180</fov_degrees>'
@@ -23,7 +23,7 @@ def world_with_laser(write_world, wall_image, noise=0.0, visible="true", extra="
 
 def scan(world) -> np.ndarray:
     sim = Simulation(world)
-    lidars, _ = build_lidars(world)
+    lidars = build_sensors(world).lidars
     return lidars[0].scan(sim.box2d.world, sim.pose[lidars[0].vehicle])
 
 
@@ -55,7 +55,7 @@ def test_low_blocks_are_under_the_beam(write_world, wall_image):
 def test_range_noise_has_the_configured_spread(write_world, wall_image):
     world = world_with_laser(write_world, wall_image, noise=0.05)
     sim = Simulation(world)
-    lidar = build_lidars(world)[0][0]
+    lidar = build_sensors(world).lidars[0]
     samples = np.concatenate([lidar.scan(sim.box2d.world, sim.pose[0])[85:96] - 3.0 / np.cos(
         np.linspace(-math.pi / 2, math.pi / 2, 181)[85:96]) for _ in range(1000)])
     assert samples.size >= 10_000

@@ -1,0 +1,82 @@
+"""IMU (sensor_msgs/Imu) and GNSS (sensor_msgs/NavSatFix) readings on `<veh>/<sensor name>`, each at its own
+period of simulated time, with their frames (named after the sensors) fixed to base_link on tf_static."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from geometry_msgs.msg import Quaternion, TransformStamped
+from rclpy.node import Node
+from sensor_msgs.msg import Imu, NavSatFix, NavSatStatus
+
+from mvsim_ros.physics import Simulation
+from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
+from mvsim_ros.ros.qos import reliable
+from mvsim_ros.sensors.gnss import Gnss
+from mvsim_ros.sensors.imu import Imu as ImuSensor
+
+
+def rotation_quaternion(r: np.ndarray) -> Quaternion:
+    """Unit quaternion of a 3x3 rotation matrix (Shepperd's method, numerically safe for every rotation)."""
+    trace = r[0, 0] + r[1, 1] + r[2, 2]
+    if trace > 0:
+        s = 2.0 * math.sqrt(1.0 + trace)
+        return Quaternion(w=0.25 * s, x=(r[2, 1] - r[1, 2]) / s, y=(r[0, 2] - r[2, 0]) / s, z=(r[1, 0] - r[0, 1]) / s)
+    i = int(np.argmax([r[0, 0], r[1, 1], r[2, 2]]))
+    j, k = (i + 1) % 3, (i + 2) % 3
+    s = 2.0 * math.sqrt(1.0 + r[i, i] - r[j, j] - r[k, k])
+    q = [0.0, 0.0, 0.0]
+    q[i] = 0.25 * s
+    q[j] = (r[j, i] + r[i, j]) / s
+    q[k] = (r[k, i] + r[i, k]) / s
+    return Quaternion(x=q[0], y=q[1], z=q[2], w=(r[k, j] - r[j, k]) / s)
+
+
+class InertialPublisher:
+    """Samples the IMUs and GNSS receivers when due and publishes them."""
+
+    def __init__(self, node: Node, sim: Simulation, imus: list[ImuSensor], gnss: list[Gnss], prefixes: list[str],
+                 base_frame: str = "base_link"):
+        self.sim, self.imus, self.gnss, self.base_frame = sim, imus, gnss, base_frame
+        self._imu_pubs = [node.create_publisher(Imu, prefixes[s.vehicle] + s.spec.name, reliable()) for s in imus]
+        self._gnss_pubs = [node.create_publisher(NavSatFix, prefixes[s.vehicle] + s.spec.name, reliable())
+                           for s in gnss]
+
+    def static_transforms(self) -> dict[int, list[TransformStamped]]:
+        """base_link -> sensor frame of every IMU and GNSS receiver, by vehicle index."""
+        stamp = sim_time_msg(0.0)
+        out: dict[int, list[TransformStamped]] = {}
+        for sensor in [*self.imus, *self.gnss]:
+            out.setdefault(sensor.vehicle, []).append(
+                pose3_transform(stamp, self.base_frame, sensor.spec.name, sensor.spec.pose))
+        return out
+
+    def publish_due(self) -> None:
+        """Sample and publish every sensor whose period has come."""
+        sim, now = self.sim, self.sim.time
+        for imu, pub in zip(self.imus, self._imu_pubs):
+            if imu.due(now):
+                k = imu.vehicle
+                reading = imu.read(sim.pose[k], sim.velocity[k], sim.acceleration[k])
+                msg = Imu()
+                msg.header.stamp, msg.header.frame_id = sim_time_msg(now), imu.spec.name
+                msg.orientation = rotation_quaternion(reading.orientation)
+                msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = reading.angular_velocity
+                accel = reading.linear_acceleration
+                msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = accel
+                msg.orientation_covariance[0::4] = [1e-6] * 3
+                msg.angular_velocity_covariance[0::4] = [max(imu.gyro_noise ** 2, 1e-12)] * 3
+                msg.linear_acceleration_covariance[0::4] = [max(imu.accel_noise ** 2, 1e-12)] * 3
+                pub.publish(msg)
+        for gnss, pub in zip(self.gnss, self._gnss_pubs):
+            if gnss.due(now):
+                fix = gnss.read(sim.pose[gnss.vehicle])
+                msg = NavSatFix()
+                msg.header.stamp, msg.header.frame_id = sim_time_msg(now), gnss.spec.name
+                msg.status.service = NavSatStatus.SERVICE_GPS
+                msg.status.status = NavSatStatus.STATUS_FIX if fix.has_fix else NavSatStatus.STATUS_NO_FIX
+                msg.latitude, msg.longitude, msg.altitude = fix.latitude, fix.longitude, fix.height
+                msg.position_covariance[0::4] = list(fix.variance_enu)
+                msg.position_covariance_type = NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
+                pub.publish(msg)

@@ -1,0 +1,76 @@
+"""IMU: angular velocity, specific force (acceleration minus gravity) and orientation of the sensor frame.
+
+On flat ground the vehicle moves in the plane: the sensor point at r (world frame, from the reference point)
+accelerates at a_ref + alpha x r - omega^2 r; the accelerometer reads that minus gravity, i.e. plus (0, 0, +g)
+at rest, expressed in the sensor frame (mounting rotation included); the gyroscope reads the body's yaw rate
+about world z, also in the sensor frame. Each axis gets white Gaussian noise (angular_velocity_std_noise
+[rad/s], linear_acceleration_std_noise [m/s^2]) plus a bias that random-walks
+(angular_velocity_bias_random_walk [rad/s/sqrt(s)], linear_acceleration_bias_random_walk [m/s^2/sqrt(s)]).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mvsim_ros.sensors.sensor_params import number, positive_period
+from mvsim_ros.world.specs import SensorSpec
+
+
+@dataclass
+class ImuReading:
+    """One IMU sample: angular velocity [rad/s] and specific force [m/s^2] in the sensor frame, and the sensor
+    frame's orientation in the world (3x3 rotation matrix, sensor axes in world coordinates)."""
+
+    angular_velocity: np.ndarray
+    linear_acceleration: np.ndarray
+    orientation: np.ndarray
+
+
+class Imu:
+    """An IMU on vehicle `vehicle` at `spec.pose`."""
+
+    def __init__(self, spec: SensorSpec, vehicle: int, gravity: float, rng: np.random.Generator):
+        self.spec = spec
+        self.vehicle = vehicle
+        self.gravity = gravity
+        self.rng = rng
+        self.period = positive_period(spec, 0.05)
+        self.gyro_noise = number(spec, "angular_velocity_std_noise", default=0.0)
+        self.accel_noise = number(spec, "linear_acceleration_std_noise", default=0.0)
+        self.gyro_walk = number(spec, "angular_velocity_bias_random_walk", default=0.0)
+        self.accel_walk = number(spec, "linear_acceleration_bias_random_walk", default=0.0)
+        self.gyro_bias = np.zeros(3)
+        self.accel_bias = np.zeros(3)
+        self.mount = spec.pose.rotation()
+        self.next_time = 0.0
+
+    def due(self, now: float) -> bool:
+        """True (and the next sample scheduled) when a sample is due at simulated time `now` [s]."""
+        if now + 1e-9 < self.next_time:
+            return False
+        self.next_time += self.period * (1 + int((now - self.next_time) / self.period))
+        return True
+
+    def read(self, pose: np.ndarray, velocity: np.ndarray, acceleration: np.ndarray) -> ImuReading:
+        """Sample from the vehicle's pose (x, y, yaw), velocity (vx, vy, omega) and acceleration
+        (ax, ay, alpha) of its reference point, world frame."""
+        yaw, omega, alpha = pose[2], velocity[2], acceleration[2]
+        c, s = math.cos(yaw), math.sin(yaw)
+        rx, ry = c * self.spec.pose.x - s * self.spec.pose.y, s * self.spec.pose.x + c * self.spec.pose.y
+        accel_world = np.array([acceleration[0] - alpha * ry - omega * omega * rx,
+                                acceleration[1] + alpha * rx - omega * omega * ry, self.gravity])
+        body_to_world = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        sensor_to_world = body_to_world @ self.mount
+        world_to_sensor = sensor_to_world.T
+        gyro = world_to_sensor @ np.array([0.0, 0.0, omega])
+        accel = world_to_sensor @ accel_world
+        if self.gyro_walk > 0:
+            self.gyro_bias += self.rng.normal(0.0, self.gyro_walk * math.sqrt(self.period), 3)
+        if self.accel_walk > 0:
+            self.accel_bias += self.rng.normal(0.0, self.accel_walk * math.sqrt(self.period), 3)
+        gyro = gyro + self.gyro_bias + (self.rng.normal(0.0, self.gyro_noise, 3) if self.gyro_noise > 0 else 0.0)
+        accel = accel + self.accel_bias + (self.rng.normal(0.0, self.accel_noise, 3) if self.accel_noise > 0 else 0.0)
+        return ImuReading(gyro, accel, sensor_to_world)
