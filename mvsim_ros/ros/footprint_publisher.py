@@ -15,8 +15,8 @@ from tf2_msgs.msg import TFMessage
 from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.footprint import relative_pose, towed_vehicles, train_footprint
 from mvsim_ros.ros.conversions import planar_transform, sim_time_msg
-from mvsim_ros.ros.publishers import Periodic
 from mvsim_ros.ros.qos import TF_QOS, reliable
+from mvsim_ros.schedule import Periodic
 
 
 class FootprintPublisher:
@@ -33,8 +33,8 @@ class FootprintPublisher:
             self._footprint[head] = node.create_publisher(Polygon, prefix + "footprint", reliable())
             self._stamped[head] = node.create_publisher(PolygonStamped, prefix + "footprint_stamped", reliable())
             self._tf[head] = node.create_publisher(TFMessage, prefix + "tf", TF_QOS)
-        self._footprint_timer = Periodic(footprint_hz)
-        self._tf_timer = Periodic(tf_hz)
+        self._footprint_timer = Periodic.at_rate(footprint_hz)
+        self._tf_timer = Periodic.at_rate(tf_hz)
 
     def trailer_frame(self, index: int) -> str:
         """Frame id of a towed vehicle in its tractor's TF tree."""

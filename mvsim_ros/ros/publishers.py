@@ -18,6 +18,7 @@ from mvsim_ros.physics.jit import kernel
 from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sec_nsec, sim_time_msg
 from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, latched, reliable
 from mvsim_ros.ros.serialized import SerializedBatch
+from mvsim_ros.schedule import Periodic
 from mvsim_ros.ros.topics import Frames, vehicle_prefix
 
 #: Diagonal of the 6x6 pose/twist covariances (x, y, z, roll, pitch, yaw): planar motion is known well,
@@ -38,21 +39,6 @@ class PublishRates:
 
     odometry_hz: float = 50.0
     clock_hz: float = 100.0
-
-
-class Periodic:
-    """Tells when a stream is due, on the simulated clock."""
-
-    def __init__(self, rate_hz: float):
-        self.period = 1.0 / rate_hz if rate_hz > 0 else None
-        self.next_time = 0.0
-
-    def due(self, now: float) -> bool:
-        if self.period is None or now + 1e-9 < self.next_time:
-            return False
-        # Skip ahead on a fixed grid so the rate holds whatever the step size.
-        self.next_time += self.period * (1 + int((now - self.next_time) / self.period))
-        return True
 
 
 #: Patched fields, in serialized order. Neighbouring fields are written together, so the always-zero ones
@@ -102,8 +88,8 @@ class SimPublishers:
         self._collision_raw = [pub.handle.publish_raw for pub in self._collision]
         self._tf_raw = [pub.handle.publish_raw for pub in self._tf]
         self._clock_raw = self._clock.handle.publish_raw
-        self._odom_timer = Periodic(self.rates.odometry_hz)
-        self._clock_timer = Periodic(self.rates.clock_hz)
+        self._odom_timer = Periodic.at_rate(self.rates.odometry_hz)
+        self._clock_timer = Periodic.at_rate(self.rates.clock_hz)
 
         zero_time, origin = sim_time_msg(0.0), (0.0, 0.0, 0.0)
         odom = planar_odometry(zero_time, frames.odom, frames.base_link, origin, origin)

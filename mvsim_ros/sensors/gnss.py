@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mvsim_ros.sensors.sensor_params import number, positive_period
+from mvsim_ros.schedule import Periodic
 from mvsim_ros.world.specs import SensorSpec
 
 WGS84_A = 6378137.0  #: semi-major axis [m]
@@ -94,14 +95,11 @@ class Gnss:
         self.period = positive_period(spec, 1.0)
         self.horizontal_noise = number(spec, "horizontal_std_noise", default=2.0)
         self.vertical_noise = number(spec, "vertical_std_noise", default=4.0)
-        self.next_time = 0.0
+        self.schedule = Periodic(self.period)
 
     def due(self, now: float) -> bool:
         """True (and the next sample scheduled) when a sample is due at simulated time `now` [s]."""
-        if now + 1e-9 < self.next_time:
-            return False
-        self.next_time += self.period * (1 + int((now - self.next_time) / self.period))
-        return True
+        return self.schedule.due(now)
 
     def read(self, pose: np.ndarray) -> GnssFix:
         """Sample at the vehicle's pose (x, y, yaw) [m, m, rad]."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mvsim_ros.sensors.sensor_params import number, positive_period
+from mvsim_ros.schedule import Periodic
 from mvsim_ros.world.specs import SensorSpec
 
 
@@ -45,14 +46,11 @@ class Imu:
         self.gyro_bias = np.zeros(3)
         self.accel_bias = np.zeros(3)
         self.mount = spec.pose.rotation()
-        self.next_time = 0.0
+        self.schedule = Periodic(self.period)
 
     def due(self, now: float) -> bool:
         """True (and the next sample scheduled) when a sample is due at simulated time `now` [s]."""
-        if now + 1e-9 < self.next_time:
-            return False
-        self.next_time += self.period * (1 + int((now - self.next_time) / self.period))
-        return True
+        return self.schedule.due(now)
 
     def read(self, pose: np.ndarray, velocity: np.ndarray, acceleration: np.ndarray) -> ImuReading:
         """Sample from the vehicle's pose (x, y, yaw), velocity (vx, vy, omega) and acceleration

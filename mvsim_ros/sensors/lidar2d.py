@@ -17,6 +17,7 @@ import Box2D
 import numpy as np
 
 from mvsim_ros.physics.bodies import BodyTag
+from mvsim_ros.schedule import Periodic
 from mvsim_ros.world.specs import SensorSpec, WorldSpec
 from mvsim_ros.world.values import fail, parse_bool, parse_float
 from mvsim_ros.world.xml_tree import XmlNode
@@ -97,7 +98,7 @@ class Lidar2D:
         self._angles = self.params.angles
         z = spec.pose.z
         self._visible_blocks = [b.zmin <= z <= b.zmax for b in world.blocks]
-        self.next_time = 0.0
+        self.schedule = Periodic(self.params.period)
 
     def _accept(self, tag) -> bool:
         if not isinstance(tag, BodyTag):
@@ -109,11 +110,8 @@ class Lidar2D:
         return True
 
     def due(self, now: float) -> bool:
-        """True (and the next scan scheduled) when a scan is due at simulated time `now` [s]."""
-        if now + 1e-9 < self.next_time:
-            return False
-        self.next_time += self.params.period * (1 + int((now - self.next_time) / self.params.period))
-        return True
+        """True (and the next sample scheduled) when a sample is due at simulated time `now` [s]."""
+        return self.schedule.due(now)
 
     def scan(self, box2d_world: Box2D.b2World, vehicle_pose: np.ndarray) -> np.ndarray:
         """Ranges [m] of every beam (+inf: no return) from the sensor's current world pose."""
