@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -53,3 +55,23 @@ class ProbeNode:
                 return True
             self.executor.spin_once(timeout_sec=0.02)
         return condition()
+
+
+@contextlib.contextmanager
+def node_and_probe(probe_name: str, *params: str):
+    """Run the node (parameters `name:=value`) in a subprocess and a ProbeNode in a fresh context; both are
+    shut down on exit."""
+    proc = subprocess.Popen(node_command(*params), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    probe = ProbeNode(context, probe_name)
+    try:
+        yield probe
+    finally:
+        probe.node.destroy_node()
+        rclpy.shutdown(context=context)
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -2,42 +2,26 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-import rclpy
 from geometry_msgs.msg import Polygon, PolygonStamped, Twist
 from tf2_msgs.msg import TFMessage
 
 from conftest import REPO
-from dds_probe import ProbeNode, node_command
+from dds_probe import node_and_probe
 
 WORLD = REPO / "worlds" / "gridmap_yard.world.xml"
 
 
 @pytest.fixture(scope="module")
 def probe():
-    proc = subprocess.Popen(node_command(f"world_file:={WORLD}", "realtime_factor:=2.0"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    probe = ProbeNode(context, "footprint_probe")
-    probe.stamped, probe.plain, probe.tf = [], [], []
-    probe.node.create_subscription(PolygonStamped, "/tug/footprint_stamped", probe.stamped.append, 50)
-    probe.node.create_subscription(Polygon, "/tug/footprint", probe.plain.append, 50)
-    probe.node.create_subscription(TFMessage, "/tug/tf", probe.tf.append, 200)
-    probe.cmd = probe.node.create_publisher(Twist, "/tug/cmd_vel", 10)
-    try:
+    with node_and_probe("footprint_probe", f"world_file:={WORLD}", "realtime_factor:=2.0") as probe:
+        probe.stamped, probe.plain, probe.tf = [], [], []
+        probe.node.create_subscription(PolygonStamped, "/tug/footprint_stamped", probe.stamped.append, 50)
+        probe.node.create_subscription(Polygon, "/tug/footprint", probe.plain.append, 50)
+        probe.node.create_subscription(TFMessage, "/tug/tf", probe.tf.append, 200)
+        probe.cmd = probe.node.create_publisher(Twist, "/tug/cmd_vel", 10)
         assert probe.wait_for(lambda: len(probe.stamped) > 2, timeout=30.0), "no footprint from the node"
         yield probe
-    finally:
-        probe.node.destroy_node()
-        rclpy.shutdown(context=context)
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def width(polygon) -> float:
