@@ -16,6 +16,7 @@ from mvsim_ros.physics import Simulation, SimulationDiverged
 from mvsim_ros.ros.commands import CommandSubscriptions
 from mvsim_ros.ros.log_services import LoggingSetupError, LogServices
 from mvsim_ros.ros.footprint_publisher import FootprintPublisher
+from mvsim_ros.ros.image_publisher import ImagePublisher
 from mvsim_ros.ros.map_publisher import MapPublisher
 from mvsim_ros.ros.inertial_publisher import InertialPublisher
 from mvsim_ros.ros.scan_publisher import ScanPublisher
@@ -69,9 +70,11 @@ class MvsimNode(Node):
             self.get_logger().warning(warning)
         self.scans = ScanPublisher(self, self.sim, sensors.lidars, self.publishers_.prefixes)
         self.inertial = InertialPublisher(self, self.sim, sensors.imus, sensors.gnss, self.publishers_.prefixes)
+        self.images = ImagePublisher(self, self.sim, spec, sensors.cameras, self.publishers_.prefixes)
         static = self.scans.static_transforms()
-        for vehicle, transforms in self.inertial.static_transforms().items():
-            static.setdefault(vehicle, []).extend(transforms)
+        for more in (self.inertial.static_transforms(), self.images.static_transforms()):
+            for vehicle, transforms in more.items():
+                static.setdefault(vehicle, []).extend(transforms)
         self.publishers_.publish_static(static)
         self.footprints = FootprintPublisher(self, self.sim, self.publishers_.prefixes, p["footprint_publish_rate"],
                                              p["odometry_publish_rate"])
@@ -143,6 +146,7 @@ class MvsimNode(Node):
         self.footprints.publish_due()
         self.scans.publish_due()
         self.inertial.publish_due()
+        self.images.publish_due()
 
     def destroy_node(self) -> None:
         """Write and close the CSV logs, then destroy the node."""

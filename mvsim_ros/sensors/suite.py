@@ -6,12 +6,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mvsim_ros.sensors.camera import Camera
 from mvsim_ros.sensors.gnss import GeoReference, Gnss
 from mvsim_ros.sensors.imu import Imu
 from mvsim_ros.sensors.lidar2d import Lidar2D
 from mvsim_ros.world.specs import WorldSpec
 
-SIMULATED_SENSORS = ("laser", "imu", "gnss")
+SIMULATED_SENSORS = ("laser", "imu", "gnss", "camera", "rgbd_camera")
 
 
 @dataclass
@@ -21,6 +22,7 @@ class Sensors:
     lidars: list[Lidar2D] = field(default_factory=list)
     imus: list[Imu] = field(default_factory=list)
     gnss: list[Gnss] = field(default_factory=list)
+    cameras: list[Camera] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -45,6 +47,8 @@ def build_sensors(world: WorldSpec, seed: int = 0) -> Sensors:
                 out.imus.append(Imu(sensor, index, world.gravity, rng))
             elif sensor.kind == "gnss" and reference is not None:
                 out.gnss.append(Gnss(sensor, index, reference, no_coverage, rng))
+            elif sensor.kind in ("camera", "rgbd_camera"):
+                out.cameras.append(Camera(sensor, index, rng))
             elif sensor.kind == "gnss":
                 out.warnings.append(f"{where}: GNSS needs a <georeference> (latitude/longitude) in the world; "
                                     "not simulated")

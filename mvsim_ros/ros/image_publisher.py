@@ -1,0 +1,98 @@
+"""Rendered cameras as sensor_msgs/Image + CameraInfo, each at its own period of simulated time.
+
+`camera`: `<veh>/<name>/image_raw` (rgb8) and `<veh>/<name>/camera_info`. `rgbd_camera`: the same for RGB, plus
+`<veh>/<name>/depth/image_raw` (32FC1, metres along the optical axis, +inf: nothing in range) and
+`<veh>/<name>/depth/camera_info`. Every image's frame is the optical frame named after the sensor (z forward,
+x right, y down), fixed to base_link on the vehicle's tf_static. The GL scene is built here; when no OpenGL
+context can be made the node warns and runs without cameras.
+"""
+
+from __future__ import annotations
+
+from geometry_msgs.msg import TransformStamped
+from rclpy.node import Node
+from sensor_msgs.msg import CameraInfo, Image
+
+from mvsim_ros.physics import Simulation
+from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
+from mvsim_ros.ros.qos import reliable
+from mvsim_ros.sensors.camera import Camera, Intrinsics
+from mvsim_ros.sensors.gl_context import GlUnavailable
+from mvsim_ros.sensors.scene import Scene
+from mvsim_ros.world.specs import WorldSpec
+
+
+def camera_info(intrinsics: Intrinsics, frame: str) -> CameraInfo:
+    """CameraInfo of an ideal pinhole (no distortion) with its K, P and R."""
+    msg = CameraInfo()
+    msg.header.frame_id = frame
+    msg.width, msg.height = intrinsics.ncols, intrinsics.nrows
+    msg.distortion_model = "plumb_bob"
+    msg.d = [0.0] * 5
+    k = intrinsics.k()
+    msg.k = [float(v) for v in k.ravel()]
+    msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    msg.p = [float(k[0, 0]), 0.0, float(k[0, 2]), 0.0, 0.0, float(k[1, 1]), float(k[1, 2]), 0.0, 0.0, 0.0, 1.0, 0.0]
+    return msg
+
+
+class ImagePublisher:
+    """Renders the cameras when due and publishes their images (reliable, keep-last)."""
+
+    def __init__(self, node: Node, sim: Simulation, world: WorldSpec, cameras: list[Camera], prefixes: list[str],
+                 base_frame: str = "base_link"):
+        self.sim = sim
+        self.base_frame = base_frame
+        self.scene = None
+        self.cameras: list[Camera] = []
+        if cameras:
+            try:
+                self.scene = Scene(world)
+                self.cameras = list(cameras)
+            except GlUnavailable as exc:
+                node.get_logger().warning(f"{len(cameras)} camera(s) not simulated: {exc}")
+        self._outputs = []
+        for cam in self.cameras:
+            base = prefixes[cam.vehicle] + cam.spec.name
+            streams = []
+            if cam.rgb is not None:
+                streams.append(("rgb", node.create_publisher(Image, base + "/image_raw", reliable(2)),
+                                node.create_publisher(CameraInfo, base + "/camera_info", reliable()),
+                                camera_info(cam.rgb, cam.spec.name)))
+            if cam.depth is not None:
+                streams.append(("depth", node.create_publisher(Image, base + "/depth/image_raw", reliable(2)),
+                                node.create_publisher(CameraInfo, base + "/depth/camera_info", reliable()),
+                                camera_info(cam.depth, cam.spec.name)))
+            self._outputs.append(streams)
+
+    def static_transforms(self) -> dict[int, list[TransformStamped]]:
+        """base_link -> optical frame of every camera, by vehicle index."""
+        stamp = sim_time_msg(0.0)
+        out: dict[int, list[TransformStamped]] = {}
+        for cam in self.cameras:
+            out.setdefault(cam.vehicle, []).append(
+                pose3_transform(stamp, self.base_frame, cam.spec.name, cam.optical_pose))
+        return out
+
+    def publish_due(self) -> None:
+        """Render and publish with every camera whose period has come."""
+        now = self.sim.time
+        due = [(cam, streams) for cam, streams in zip(self.cameras, self._outputs) if cam.due(now)]
+        if not due:
+            return
+        self.scene.update(self.sim)
+        stamp = sim_time_msg(now)
+        for cam, streams in due:
+            frame = cam.capture(self.scene, self.sim.pose[cam.vehicle])
+            for kind, image_pub, info_pub, info in streams:
+                data = frame.rgb if kind == "rgb" else frame.depth
+                msg = Image()
+                msg.header.stamp, msg.header.frame_id = stamp, cam.spec.name
+                msg.height, msg.width = data.shape[0], data.shape[1]
+                msg.encoding = "rgb8" if kind == "rgb" else "32FC1"
+                msg.is_bigendian = 0
+                msg.step = data.shape[1] * (3 if kind == "rgb" else 4)
+                msg.data = data.tobytes()
+                image_pub.publish(msg)
+                info.header.stamp = stamp
+                info_pub.publish(info)

@@ -1,0 +1,187 @@
+"""Pinhole cameras rendered with OpenGL: MVSim's `camera` (RGB) and `rgbd_camera` (RGB + depth).
+
+Frames. Images are in the ROS optical convention: z forward, x right, y down; pixel (u, v) = (column, row) with
+u = fx X/Z + cx, v = fy Y/Z + cy (pixel centres at integer coordinates, as in OpenCV and camera_info's K).
+  * `camera`: as in MVSim, `<pose_3d>` is the optical frame itself on the vehicle (MVSim's camera definition uses
+    yaw -90, pitch 0, roll -90 so that +Z looks along the vehicle's +X).
+  * `rgbd_camera`: as in MVSim, `<pose_3d>` is the sensor body (+X forward); the optical frame is that body
+    rotated by yaw -90, roll -90 (MVSim's relativePoseIntensityWRTDepth default). The RGB image is rendered from
+    the same optical frame, so RGB and depth are aligned (a translation in relativePoseIntensityWRTDepth is
+    not modelled).
+Parameters (MVSim tag names): camera: ncols, nrows, cx, cy, fx, fy, clip_min, clip_max, sensor_period.
+rgbd_camera: rgb_ / depth_ + the same names, depth_noise_sigma [m], sense_rgb, sense_depth, sensor_period.
+
+Depth images hold the distance along the optical axis (Z) in metres, float32, written exactly by the fragment
+shader (eye-space z), not recovered from the non-linear depth buffer. Pixels with nothing within
+[clip_min, clip_max] read +inf (REP 118's "too far").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mvsim_ros.schedule import Periodic
+from mvsim_ros.sensors.scene import SKY_COLOR, Scene
+from mvsim_ros.sensors.sensor_params import number, positive_period, sensor_node
+from mvsim_ros.world.specs import Pose3, SensorSpec
+from mvsim_ros.world.values import fail, parse_bool
+
+#: Optical frame relative to an X-forward body: yaw -90 deg, pitch 0, roll -90 deg.
+BODY_TO_OPTICAL = Pose3(yaw=-math.pi / 2, roll=-math.pi / 2).rotation()
+#: Optical axes (x right, y down, z forward) to OpenGL eye axes (x right, y up, z backward).
+_OPTICAL_TO_GL = np.diag([1.0, -1.0, -1.0, 1.0])
+
+
+@dataclass
+class Intrinsics:
+    """Image size [px], principal point and focal lengths [px], clip distances [m]."""
+
+    ncols: int = 640
+    nrows: int = 480
+    cx: float = 320.0
+    cy: float = 240.0
+    fx: float = 400.0
+    fy: float = 400.0
+    clip_min: float = 0.01
+    clip_max: float = 1e4
+
+    @classmethod
+    def from_spec(cls, spec: SensorSpec, prefix: str = "", clip_max: float = 1e4) -> "Intrinsics":
+        def get(name: str, default: float) -> float:
+            return number(spec, prefix + name, default=default)
+
+        ncols, nrows = int(get("ncols", 640)), int(get("nrows", 480))
+        out = cls(ncols, nrows, get("cx", ncols / 2), get("cy", nrows / 2), get("fx", 400.0), get("fy", 400.0),
+                  get("clip_min", 0.01), get("clip_max", clip_max))
+        if ncols < 1 or nrows < 1 or out.fx <= 0 or out.fy <= 0 or not 0 < out.clip_min < out.clip_max:
+            raise fail(sensor_node(spec), f"sensor '{spec.name}': needs {prefix}ncols, {prefix}nrows >= 1, "
+                                          f"{prefix}fx, {prefix}fy > 0 and 0 < {prefix}clip_min < {prefix}clip_max")
+        return out
+
+    def k(self) -> np.ndarray:
+        """The 3x3 camera matrix."""
+        return np.array([[self.fx, 0.0, self.cx], [0.0, self.fy, self.cy], [0.0, 0.0, 1.0]])
+
+    def projection(self) -> np.ndarray:
+        """OpenGL projection (GL eye -> clip) whose pixel centres fall at u = fx X/Z + cx, v = fy Y/Z + cy, with
+        image row 0 at the bottom of the framebuffer's rows as read back (flipped to the top afterwards)."""
+        w, h, n, f = self.ncols, self.nrows, self.clip_min, self.clip_max
+        p = np.zeros((4, 4))
+        p[0, 0], p[0, 2] = 2 * self.fx / w, 1 - (2 * self.cx + 1) / w
+        p[1, 1], p[1, 2] = 2 * self.fy / h, (2 * self.cy + 1) / h - 1
+        p[2, 2], p[2, 3] = -(f + n) / (f - n), -2 * f * n / (f - n)
+        p[3, 2] = -1.0
+        return p
+
+
+@dataclass
+class CameraFrame:
+    """One rendered sample: rgb (rows, cols, 3) uint8 and/or depth (rows, cols) float32 [m], None if not sensed."""
+
+    rgb: np.ndarray | None
+    depth: np.ndarray | None
+
+
+class _Target:
+    """An offscreen framebuffer: RGBA8 colour, R32F optical depth, a depth renderbuffer."""
+
+    def __init__(self, ctx, cols: int, rows: int):
+        self.color = ctx.texture((cols, rows), 4)
+        self.depth = ctx.texture((cols, rows), 1, dtype="f4")
+        self.fbo = ctx.framebuffer(color_attachments=[self.color, self.depth],
+                                   depth_attachment=ctx.depth_renderbuffer((cols, rows)))
+
+
+def render(scene: Scene, targets: dict, intrinsics: Intrinsics, world_from_optical: np.ndarray,
+           want_rgb: bool = True, want_depth: bool = True) -> CameraFrame:
+    """Render `scene` through a pinhole camera at the 4x4 pose `world_from_optical` (targets: a cache of
+    framebuffers by size)."""
+    size = (intrinsics.ncols, intrinsics.nrows)
+    target = targets.get(size)
+    if target is None:
+        target = targets[size] = _Target(scene.ctx, *size)
+    target.fbo.use()
+    target.fbo.clear(*SKY_COLOR, 0.0, depth=1.0)
+    scene.draw(_OPTICAL_TO_GL @ np.linalg.inv(world_from_optical), intrinsics.projection())
+    rows, cols = intrinsics.nrows, intrinsics.ncols
+    rgba = np.frombuffer(target.fbo.read(components=4, attachment=0), dtype=np.uint8).reshape(rows, cols, 4)[::-1]
+    rgb = np.ascontiguousarray(rgba[:, :, :3]) if want_rgb else None
+    depth = None
+    if want_depth:
+        raw = np.frombuffer(target.fbo.read(components=1, attachment=1, dtype="f4"), dtype=np.float32)
+        depth = raw.reshape(rows, cols)[::-1].copy()
+        depth[(rgba[:, :, 3] == 0) | (depth > intrinsics.clip_max)] = np.inf
+    return CameraFrame(rgb, depth)
+
+
+def pose3_matrix(pose: Pose3, rotation: np.ndarray | None = None) -> np.ndarray:
+    """4x4 transform of a Pose3 (optionally with its rotation replaced)."""
+    m = np.eye(4)
+    m[:3, :3] = pose.rotation() if rotation is None else rotation
+    m[:3, 3] = (pose.x, pose.y, pose.z)
+    return m
+
+
+def rotation_to_ypr(r: np.ndarray) -> tuple[float, float, float]:
+    """(yaw, pitch, roll) [rad] of a rotation matrix R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    pitch = -math.asin(max(-1.0, min(1.0, r[2, 0])))
+    return math.atan2(r[1, 0], r[0, 0]), pitch, math.atan2(r[2, 1], r[2, 2])
+
+
+class Camera:
+    """A `camera` or `rgbd_camera` on vehicle `vehicle` (index)."""
+
+    def __init__(self, spec: SensorSpec, vehicle: int, rng: np.random.Generator):
+        self.spec = spec
+        self.kind = spec.kind
+        self.vehicle = vehicle
+        self.rng = rng
+        self.period = positive_period(spec, 0.1)
+        self.schedule = Periodic(self.period)
+        node = sensor_node(spec)
+        p = spec.params
+
+        def flag(name: str) -> bool:
+            return parse_bool(p[name], node, name) if name in p else True
+
+        if spec.kind == "rgbd_camera":
+            rotation = spec.pose.rotation() @ BODY_TO_OPTICAL
+            self.rgb = Intrinsics.from_spec(spec, "rgb_") if flag("sense_rgb") else None
+            self.depth = Intrinsics.from_spec(spec, "depth_", clip_max=15.0) if flag("sense_depth") else None
+            self.depth_noise = number(spec, "depth_noise_sigma", default=0.0)
+        else:
+            rotation = spec.pose.rotation()
+            self.rgb, self.depth, self.depth_noise = Intrinsics.from_spec(spec), None, 0.0
+        yaw, pitch, roll = rotation_to_ypr(rotation)
+        #: The optical frame on the vehicle (the pose of the frame named after the sensor, from base_link).
+        self.optical_pose = Pose3(spec.pose.x, spec.pose.y, spec.pose.z, yaw, pitch, roll)
+        self._vehicle_from_optical = pose3_matrix(spec.pose, rotation)
+        self._targets: dict = {}
+
+    def due(self, now: float) -> bool:
+        """True (and the next sample scheduled) when a sample is due at simulated time `now` [s]."""
+        return self.schedule.due(now)
+
+    def world_from_optical(self, vehicle_pose) -> np.ndarray:
+        x, y, yaw = vehicle_pose
+        c, s = math.cos(yaw), math.sin(yaw)
+        base = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+        return base @ self._vehicle_from_optical
+
+    def capture(self, scene: Scene, vehicle_pose) -> CameraFrame:
+        """Render the images of this camera with its vehicle at planar pose (x, y, yaw)."""
+        pose = self.world_from_optical(vehicle_pose)
+        if self.rgb is not None and self.depth is not None and self.rgb == self.depth:
+            frame = render(scene, self._targets, self.depth, pose)
+        else:
+            rgb = render(scene, self._targets, self.rgb, pose, True, False).rgb if self.rgb is not None else None
+            depth = (render(scene, self._targets, self.depth, pose, False, True).depth
+                     if self.depth is not None else None)
+            frame = CameraFrame(rgb, depth)
+        if frame.depth is not None and self.depth_noise > 0:
+            finite = np.isfinite(frame.depth)
+            frame.depth[finite] += self.rng.normal(0.0, self.depth_noise, int(finite.sum())).astype(np.float32)
+        return frame
