@@ -2,22 +2,26 @@
 
 `camera`: `<veh>/<name>/image_raw` (rgb8) and `<veh>/<name>/camera_info`. `rgbd_camera`: the same for RGB, plus
 `<veh>/<name>/depth/image_raw` (32FC1, metres along the optical axis, +inf: nothing in range) and
-`<veh>/<name>/depth/camera_info`. Every image's frame is the optical frame named after the sensor (z forward,
+`<veh>/<name>/depth/camera_info`. `lidar3d`: sensor_msgs/PointCloud2 on `<veh>/<name>_points` (fields x, y, z,
+intensity float32, ring uint16; only beams with a return; frame = sensor name, x forward, z up). Every image's
+frame is the optical frame named after the sensor (z forward,
 x right, y down), fixed to base_link on the vehicle's tf_static. The GL scene is built here; when no OpenGL
 context can be made the node warns and runs without cameras.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from geometry_msgs.msg import TransformStamped
 from rclpy.node import Node
-from sensor_msgs.msg import CameraInfo, Image
+from sensor_msgs.msg import CameraInfo, Image, PointCloud2, PointField
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.sensors.camera import Camera, Intrinsics
 from mvsim_ros.sensors.gl_context import GlUnavailable
+from mvsim_ros.sensors.lidar3d import Lidar3D
 from mvsim_ros.sensors.scene import Scene
 from mvsim_ros.world.specs import WorldSpec
 
@@ -36,21 +40,53 @@ def camera_info(intrinsics: Intrinsics, frame: str) -> CameraInfo:
     return msg
 
 
+#: PointCloud2 layout of 3D lidar points: x, y, z, intensity (float32), ring (uint16), 2 bytes of padding.
+POINT_DTYPE = np.dtype({"names": ["x", "y", "z", "intensity", "ring"],
+                        "formats": ["<f4", "<f4", "<f4", "<f4", "<u2"],
+                        "offsets": [0, 4, 8, 12, 16], "itemsize": 20})
+POINT_FIELDS = [PointField(name="x", offset=0, datatype=PointField.FLOAT32, count=1),
+                PointField(name="y", offset=4, datatype=PointField.FLOAT32, count=1),
+                PointField(name="z", offset=8, datatype=PointField.FLOAT32, count=1),
+                PointField(name="intensity", offset=12, datatype=PointField.FLOAT32, count=1),
+                PointField(name="ring", offset=16, datatype=PointField.UINT16, count=1)]
+
+
+def point_cloud(lidar: Lidar3D, ranges: np.ndarray, stamp) -> PointCloud2:
+    """The returns of one 3D lidar scan as an unorganised PointCloud2 in the sensor frame."""
+    xyz, rings = lidar.points(ranges)
+    cloud = np.zeros(len(xyz), dtype=POINT_DTYPE)
+    cloud["x"], cloud["y"], cloud["z"] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
+    cloud["intensity"], cloud["ring"] = 1.0, rings
+    msg = PointCloud2()
+    msg.header.stamp, msg.header.frame_id = stamp, lidar.spec.name
+    msg.height, msg.width = 1, len(cloud)
+    msg.fields = POINT_FIELDS
+    msg.is_bigendian, msg.is_dense = False, True
+    msg.point_step, msg.row_step = POINT_DTYPE.itemsize, POINT_DTYPE.itemsize * len(cloud)
+    msg.data = cloud.tobytes()
+    return msg
+
+
 class ImagePublisher:
-    """Renders the cameras when due and publishes their images (reliable, keep-last)."""
+    """Renders the cameras and 3D lidars when due and publishes them (reliable, keep-last)."""
 
     def __init__(self, node: Node, sim: Simulation, world: WorldSpec, cameras: list[Camera], prefixes: list[str],
-                 base_frame: str = "base_link"):
+                 base_frame: str = "base_link", lidars3d: list[Lidar3D] | None = None):
         self.sim = sim
         self.base_frame = base_frame
         self.scene = None
         self.cameras: list[Camera] = []
-        if cameras:
+        self.lidars3d: list[Lidar3D] = []
+        lidars3d = list(lidars3d or [])
+        if cameras or lidars3d:
             try:
                 self.scene = Scene(world)
-                self.cameras = list(cameras)
+                self.cameras, self.lidars3d = list(cameras), lidars3d
             except GlUnavailable as exc:
-                node.get_logger().warning(f"{len(cameras)} camera(s) not simulated: {exc}")
+                node.get_logger().warning(
+                    f"{len(cameras)} camera(s) and {len(lidars3d)} 3D lidar(s) not simulated: {exc}")
+        self._clouds = [node.create_publisher(PointCloud2, prefixes[lidar.vehicle] + lidar.spec.name + "_points",
+                                              reliable(2)) for lidar in self.lidars3d]
         self._outputs = []
         for cam in self.cameras:
             base = prefixes[cam.vehicle] + cam.spec.name
@@ -66,22 +102,28 @@ class ImagePublisher:
             self._outputs.append(streams)
 
     def static_transforms(self) -> dict[int, list[TransformStamped]]:
-        """base_link -> optical frame of every camera, by vehicle index."""
+        """base_link -> optical frame of every camera and sensor frame of every 3D lidar, by vehicle index."""
         stamp = sim_time_msg(0.0)
         out: dict[int, list[TransformStamped]] = {}
         for cam in self.cameras:
             out.setdefault(cam.vehicle, []).append(
                 pose3_transform(stamp, self.base_frame, cam.spec.name, cam.optical_pose))
+        for lidar in self.lidars3d:
+            out.setdefault(lidar.vehicle, []).append(
+                pose3_transform(stamp, self.base_frame, lidar.spec.name, lidar.spec.pose))
         return out
 
     def publish_due(self) -> None:
         """Render and publish with every camera whose period has come."""
         now = self.sim.time
         due = [(cam, streams) for cam, streams in zip(self.cameras, self._outputs) if cam.due(now)]
-        if not due:
+        lidars = [(lidar, pub) for lidar, pub in zip(self.lidars3d, self._clouds) if lidar.due(now)]
+        if not due and not lidars:
             return
         self.scene.update(self.sim)
         stamp = sim_time_msg(now)
+        for lidar, pub in lidars:
+            pub.publish(point_cloud(lidar, lidar.scan(self.scene, self.sim.pose[lidar.vehicle]), stamp))
         for cam, streams in due:
             frame = cam.capture(self.scene, self.sim.pose[cam.vehicle])
             for kind, image_pub, info_pub, info in streams:

@@ -10,9 +10,10 @@ from mvsim_ros.sensors.camera import Camera
 from mvsim_ros.sensors.gnss import GeoReference, Gnss
 from mvsim_ros.sensors.imu import Imu
 from mvsim_ros.sensors.lidar2d import Lidar2D
+from mvsim_ros.sensors.lidar3d import Lidar3D
 from mvsim_ros.world.specs import WorldSpec
 
-SIMULATED_SENSORS = ("laser", "imu", "gnss", "camera", "rgbd_camera")
+SIMULATED_SENSORS = ("laser", "imu", "gnss", "camera", "rgbd_camera", "lidar3d")
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Sensors:
     imus: list[Imu] = field(default_factory=list)
     gnss: list[Gnss] = field(default_factory=list)
     cameras: list[Camera] = field(default_factory=list)
+    lidars3d: list[Lidar3D] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -49,6 +51,8 @@ def build_sensors(world: WorldSpec, seed: int = 0) -> Sensors:
                 out.gnss.append(Gnss(sensor, index, reference, no_coverage, rng))
             elif sensor.kind in ("camera", "rgbd_camera"):
                 out.cameras.append(Camera(sensor, index, rng))
+            elif sensor.kind == "lidar3d":
+                out.lidars3d.append(Lidar3D(sensor, index, rng))
             elif sensor.kind == "gnss":
                 out.warnings.append(f"{where}: GNSS needs a <georeference> (latitude/longitude) in the world; "
                                     "not simulated")

@@ -30,6 +30,8 @@ RGBD = ('<sensor class="rgbd_camera" name="rgbd1"><pose_3d>0.3 0 0.5 0 0 0</pose
         '<rgb_ncols>320</rgb_ncols><rgb_nrows>240</rgb_nrows><rgb_cx>160</rgb_cx><rgb_cy>120</rgb_cy>'
         '<rgb_fx>200</rgb_fx><rgb_fy>200</rgb_fy><rgb_clip_min>0.05</rgb_clip_min><rgb_clip_max>15</rgb_clip_max>'
         '</sensor>')
+LIDAR3D = ('<sensor class="lidar3d" name="lidar1"><pose_3d>0.3 0 0.5 0 0 0</pose_3d><model>VLP-16</model>'
+           '<range_std_noise>0</range_std_noise></sensor>')
 #: A red 0.4 x 0.4 x 0.8 m box (a box geometry spans [0, lx] x [0, ly] from its pose) over x in [2.8, 3.2],
 #: y in [-0.2, 0.2]: the camera (x 0.3, y 0, z 0.5) sees only its front face, the plane x = 2.8.
 BOX = ('<block name="box"><static>true</static><color>#ff0000</color><zmin>0</zmin><zmax>0.8</zmax>'
@@ -109,22 +111,23 @@ def test_render_time_of_a_vga_frame(write_world, wall_image):
 
 
 def test_images_over_dds(write_world, wall_image):
-    from sensor_msgs.msg import CameraInfo, Image
+    from sensor_msgs.msg import CameraInfo, Image, PointCloud2
     from tf2_msgs.msg import TFMessage
 
     from dds_probe import node_and_probe
     from mvsim_ros.ros.qos import TF_STATIC_QOS
 
     text = robot_world_xml(grid_file=str(wall_image(6.0)), extra=BOX).replace(
-        "<init_pose>0 0 0</init_pose>", "<init_pose>0 0 0</init_pose>" + RGBD)
+        "<init_pose>0 0 0</init_pose>", "<init_pose>0 0 0</init_pose>" + RGBD + LIDAR3D)
     world = write_world(text)
     with node_and_probe("camera_probe", f"world_file:={world}", "realtime_factor:=2.0") as probe:
-        rgb, depth, info, tf = [], [], [], []
+        rgb, depth, info, tf, clouds = [], [], [], [], []
+        probe.node.create_subscription(PointCloud2, "/lidar1_points", clouds.append, 5)
         probe.node.create_subscription(Image, "/rgbd1/image_raw", rgb.append, 5)
         probe.node.create_subscription(Image, "/rgbd1/depth/image_raw", depth.append, 5)
         probe.node.create_subscription(CameraInfo, "/rgbd1/depth/camera_info", info.append, 5)
         probe.node.create_subscription(TFMessage, "/tf_static", tf.append, TF_STATIC_QOS)
-        assert probe.wait_for(lambda: rgb and depth and info and tf, timeout=20.0)
+        assert probe.wait_for(lambda: rgb and depth and info and tf and clouds, timeout=20.0)
         assert (rgb[-1].encoding, rgb[-1].width, rgb[-1].height, rgb[-1].header.frame_id) == ("rgb8", 320, 240, "rgbd1")
         d = np.frombuffer(bytes(depth[-1].data), dtype=np.float32).reshape(240, 320)
         assert depth[-1].encoding == "32FC1" and d[120, 160] == pytest.approx(2.5, rel=0.01)
@@ -132,6 +135,12 @@ def test_images_over_dds(write_world, wall_image):
         frames = {t.child_frame_id: t for msg in tf for t in msg.transforms}
         q = frames["rgbd1"].transform.rotation  # optical frame: yaw -90, roll -90 from the x-forward body
         assert (q.x, q.y, q.z, q.w) == pytest.approx((-0.5, 0.5, -0.5, 0.5), abs=1e-6)
+        cloud = clouds[-1]
+        assert cloud.header.frame_id == "lidar1" and "lidar1" in frames
+        assert [f.name for f in cloud.fields] == ["x", "y", "z", "intensity", "ring"] and cloud.point_step == 20
+        xyz = np.frombuffer(bytes(cloud.data), dtype=np.float32).reshape(-1, 5)[:, :3]
+        ahead = xyz[(np.abs(xyz[:, 1]) < 0.05) & (xyz[:, 2] > -0.3) & (xyz[:, 2] < 0.3)]
+        assert ahead[:, 0].min() == pytest.approx(2.8 - 0.3, abs=0.02)  # the box face, lidar at x = 0.3
 
 
 def test_no_gl_means_a_warning_and_no_cameras(write_world, wall_image, monkeypatch):
@@ -151,3 +160,46 @@ def test_no_gl_means_a_warning_and_no_cameras(write_world, wall_image, monkeypat
     assert images.cameras == [] and "not simulated" in warnings[0] and "no-such-backend" in warnings[0]
     images.publish_due()  # nothing to do, no error
     assert images.static_transforms() == {}
+
+
+def lidar_setup(write_world, model="VLP-16", extra=""):
+    sensor = (f'<sensor class="lidar3d" name="lidar1"><pose_3d>0 0 1.0 0 0 0</pose_3d><model>{model}</model>'
+              f'<range_std_noise>0</range_std_noise>{extra}</sensor>')
+    text = robot_world_xml().replace("<init_pose>0 0 0</init_pose>", "<init_pose>0 0 0</init_pose>" + sensor)
+    world = load_world(write_world(text))
+    sim = Simulation(world)
+    scene = Scene(world)
+    scene.update(sim)
+    return build_sensors(world).lidars3d[0], scene, sim
+
+
+@pytest.mark.parametrize("model", ["VLP-16", "OS1-64", "Helios-32"])
+def test_lidar3d_rings_on_flat_ground(write_world, model):
+    lidar, scene, sim = lidar_setup(write_world, model)
+    ranges = lidar.scan(scene, sim.pose[0])
+    assert ranges.shape == (lidar.rings, lidar.columns)
+    points, rings = lidar.points(ranges)
+    for ring, el in enumerate(lidar.elevations):
+        mine = points[rings == ring]
+        if el >= 0:
+            assert len(mine) == 0  # level or upward beams: nothing within range (no walls)
+            continue
+        expected = 1.0 / math.tan(-el)  # horizontal distance of the ground point of a beam 1 m up
+        if expected > lidar.range_max * math.cos(el):
+            continue
+        assert len(mine) == lidar.columns  # every beam of the ring returns
+        dist = np.hypot(mine[:, 0], mine[:, 1])
+        assert np.all(np.abs(dist / expected - 1) < 0.02), (ring, math.degrees(el), dist.min(), dist.max())
+        assert np.allclose(mine[:, 2], -1.0, atol=0.02 * expected * math.tan(-el) + 1e-3)
+
+
+def test_lidar3d_scan_time(write_world):
+    lidar, scene, sim = lidar_setup(write_world)
+    lidar.scan(scene, sim.pose[0])
+    start = time.perf_counter()
+    for _ in range(10):
+        lidar.scan(scene, sim.pose[0])
+    per_scan = (time.perf_counter() - start) / 10
+    print(f"VLP-16 scan ({lidar.rings} x {lidar.columns} beams, faces {lidar.face.ncols} x {lidar.face.nrows}): "
+          f"{per_scan * 1e3:.1f} ms")
+    assert per_scan < 0.5
