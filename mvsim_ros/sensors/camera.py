@@ -33,6 +33,8 @@ from mvsim_ros.world.values import fail, parse_bool
 BODY_TO_OPTICAL = Pose3(yaw=-math.pi / 2, roll=-math.pi / 2).rotation()
 #: Optical axes (x right, y down, z forward) to OpenGL eye axes (x right, y up, z backward).
 _OPTICAL_TO_GL = np.diag([1.0, -1.0, -1.0, 1.0])
+#: Depth-attachment clear value of depth-only renders [m]: read back as +inf (beyond every clip_max).
+_NO_DEPTH = 1e30
 
 
 @dataclass
@@ -104,16 +106,23 @@ def render(scene: Scene, targets: dict, intrinsics: Intrinsics, world_from_optic
     if target is None:
         target = targets[size] = _Target(scene.ctx, *size)
     target.fbo.use()
-    target.fbo.clear(*SKY_COLOR, 0.0, depth=1.0)
+    # One clear colour for both attachments: with RGB wanted, the sky colour and alpha 0 marks "nothing drawn";
+    # depth only: a huge red clears the depth attachment beyond any clip range (RGBA8 clamps it, unused).
+    target.fbo.clear(*(SKY_COLOR if want_rgb else (_NO_DEPTH, 0.0, 0.0)), 0.0, depth=1.0)
     scene.draw(_OPTICAL_TO_GL @ np.linalg.inv(world_from_optical), intrinsics.projection())
     rows, cols = intrinsics.nrows, intrinsics.ncols
-    rgba = np.frombuffer(target.fbo.read(components=4, attachment=0), dtype=np.uint8).reshape(rows, cols, 4)[::-1]
-    rgb = np.ascontiguousarray(rgba[:, :, :3]) if want_rgb else None
-    depth = None
+    rgb = depth = rgba = None
+    if want_rgb:
+        rgba = np.frombuffer(target.fbo.read(components=4, attachment=0), dtype=np.uint8).reshape(rows, cols, 4)
+        rgba = rgba[::-1]
+        rgb = np.ascontiguousarray(rgba[:, :, :3])
     if want_depth:
         raw = np.frombuffer(target.fbo.read(components=1, attachment=1, dtype="f4"), dtype=np.float32)
         depth = raw.reshape(rows, cols)[::-1].copy()
-        depth[(rgba[:, :, 3] == 0) | (depth > intrinsics.clip_max)] = np.inf
+        far = depth > intrinsics.clip_max
+        if rgba is not None:
+            far |= rgba[:, :, 3] == 0
+        depth[far] = np.inf
     return CameraFrame(rgb, depth)
 
 

@@ -9,8 +9,8 @@ depth / cos(angle between beam and face axis). Returns outside [min_range, max_r
 Noise: Gaussian range error `range_std_noise` [m] from a seeded generator.
 
 Parameters (MVSim tag names): vert_fov_degrees, vert_nrays, horz_nrays, min_range, max_range, range_std_noise,
-sensor_period; `fbo_ncols` sets the face width in pixels (default max(512, horz_nrays / 2)). Presets (tag
-`<model>`, not in MVSim; explicit tags override them): VLP-16, OS1-64, Helios-32 (PRESETS below).
+sensor_period; `fbo_ncols` sets the face width in pixels (default max(512, horz_nrays / 4): at least a pixel per
+beam). Presets (tag `<model>`, not in MVSim; explicit tags override them): VLP-16, OS1-64, Helios-32 (PRESETS).
 The sensor frame is `<pose_3d>` on the vehicle: x forward, z up.
 """
 
@@ -67,13 +67,14 @@ class Lidar3D:
         self.elevations = (np.linspace(-0.5 * self.vert_fov, 0.5 * self.vert_fov, self.rings) if self.rings > 1
                            else np.zeros(1))
         self.azimuths = -math.pi + 2 * math.pi * np.arange(self.columns) / self.columns
-        width = int(number(spec, "fbo_ncols", default=max(512, self.columns // 2)))
+        width = int(number(spec, "fbo_ncols", default=max(512, self.columns // 4)))
         width = max(64, width + width % 2)
         f = 0.5 * (width - 2)  # 90 deg across, beams at +-45 deg stay one pixel inside
         half_h = f * math.tan(0.5 * self.vert_fov) / math.cos(math.pi / 4) + 2
         height = 2 * int(math.ceil(half_h)) + 2
         near = max(0.01, min(0.05, 0.5 * self.range_min or 0.05))
-        self.face = Intrinsics(width, height, (width - 1) / 2, (height - 1) / 2, f, f, near, self.range_max)
+        # Far plane beyond max_range, so that pixels next to a return near max_range still interpolate.
+        self.face = Intrinsics(width, height, (width - 1) / 2, (height - 1) / 2, f, f, near, 2 * self.range_max)
         # Every beam: face, sub-pixel position, and the cosine between beam and face axis.
         el, az = np.meshgrid(self.elevations, self.azimuths, indexing="ij")  # (rings, columns)
         face = np.round(az / (math.pi / 2)).astype(int) % 4
