@@ -170,6 +170,38 @@ def measure_sensors(wall_seconds: float) -> tuple[float, float]:
     return scans_per_s, steps * sim.dt / (time.perf_counter() - start)
 
 
+def measure_rendered_sensors(wall_seconds: float) -> tuple[float, float]:
+    """(640x480 RGB frames per second, VLP-16 points per second) rendered in the demo world's scene."""
+    from pathlib import Path
+
+    from mvsim_ros.sensors.scene import Scene
+    from mvsim_ros.sensors.suite import build_sensors
+    from mvsim_ros.world import load_world_string
+
+    demo = Path(__file__).resolve().parents[1] / "worlds" / "demo_2robots.world.xml"
+    text = demo.read_text().replace(
+        '<vehicle name="r1" class="demo_diff_robot">',
+        '<vehicle name="r1" class="demo_diff_robot">'
+        '<sensor class="camera" name="cam"><pose_3d>0.3 0 0.5 -90 0 -90</pose_3d><ncols>640</ncols>'
+        '<nrows>480</nrows><cx>320</cx><cy>240</cy><fx>400</fx><fy>400</fy><clip_max>50</clip_max></sensor>'
+        '<sensor class="lidar3d" name="vlp"><pose_3d>0 0 0.6 0 0 0</pose_3d><model>VLP-16</model>'
+        '<horz_nrays>1800</horz_nrays></sensor>')
+    world = load_world_string(text, file=str(demo))
+    sim = Simulation(world)
+    sensors = build_sensors(world)
+    scene = Scene(world)
+    scene.update(sim)
+    camera, lidar = sensors.cameras[0], sensors.lidars3d[0]
+    rates = []
+    for work in (lambda: camera.capture(scene, sim.pose[0]), lambda: lidar.scan(scene, sim.pose[0])):
+        count, start = 0, time.perf_counter()
+        while time.perf_counter() - start < wall_seconds:
+            work()
+            count += 1
+        rates.append(count / (time.perf_counter() - start))
+    return rates[0], rates[1] * lidar.rings * lidar.columns
+
+
 #: The default cases: (kind, vehicle counts, with the ROS publishing columns).
 DEFAULT_CASES = (("differential", (1, 10, 50), True), ("ackermann", (1, 10, 50), False), ("drivetrain", (10,), False))
 
@@ -191,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         scans, rtf = max(measure_sensors(args.seconds) for _ in range(args.repeat))
         print(f"2D lidar, 360 rays, demo world: {scans:.0f} scans/s")
         print(f"demo world (2 robots, a 541-ray lidar each at 10 Hz), no ROS: {rtf:.1f}x real time")
+        frames, points = max(measure_rendered_sensors(args.seconds) for _ in range(args.repeat))
+        print(f"640x480 RGB camera, demo world (OpenGL): {frames:.0f} frames/s")
+        print(f"VLP-16 (16 x 1800 beams), demo world (OpenGL): {points / 1e6:.2f} M points/s")
         return 0
     cases = DEFAULT_CASES
     if args.kind:
