@@ -1,21 +1,31 @@
 """A GL mirror of the world for the rendered sensors (cameras, 3D lidars).
 
 Meshes: a ground plane (z = 0), occupancy-grid walls (merged rectangles of occupied cells, extruded to
-WALL_HEIGHT), blocks (prisms of their outline from zmin to zmax, their colour) and vehicles (chassis prisms,
-zmin..zmax, chassis colour). Static geometry lives in one buffer; every block and vehicle has its own buffer,
-placed at render time from the simulation's poses (`update`). Each render writes two targets: the shaded
-colour (RGBA8) and the eye-space depth along the optical axis [m] (R32F, exact, no depth-buffer inversion).
+WALL_HEIGHT), elevation maps (two triangles per grid cell, split along the cell's (0,0)-(1,1) diagonal as
+`ElevationMapSpec.elevation_at` interpolates, coloured by mesh_color; the ground plane stays, and the terrain is
+drawn with a depth-test polygon offset so that where it lies at z = 0 it wins instead of z-fighting), blocks and
+vehicles. A block or vehicle whose `<visual>` names a local model that loads is drawn with that model's
+triangles (model_scale, then yaw/pitch/roll, then the offset: the same placement as `load_model_footprint`;
+block or chassis colour; no back-face culling, model windings are not reliable); otherwise (no model, remote
+URI, unreadable file) with the prism of its outline from zmin to zmax. Static geometry lives in one buffer;
+every block and vehicle has its own buffer, placed at render time from the simulation's poses (`update`). Each
+render writes two targets: the shaded colour (RGBA8) and the eye-space depth along the optical axis [m] (R32F,
+exact, no depth-buffer inversion).
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from mvsim_ros.physics.polygons import merge_occupied_cells, signed_area
 from mvsim_ros.sensors.gl_context import gl_context
+from mvsim_ros.world.elements import ElevationMapSpec
 from mvsim_ros.world.specs import WorldSpec
+from mvsim_ros.world.visual_models import _load_mesh, is_remote_uri, rotation_matrix
 
 #: Height of occupancy-grid walls [m].
 WALL_HEIGHT = 2.0
@@ -91,6 +101,72 @@ def prism(outline, zmin: float, zmax: float, color) -> np.ndarray:
     return np.hstack([out, np.tile(np.asarray(color, dtype="f4"), (len(out), 1))])
 
 
+def terrain_mesh(emap: ElevationMapSpec, color=None) -> tuple[np.ndarray, np.ndarray]:
+    """Indexed triangle mesh of an elevation map: vertices (rows of x y z nx ny nz r g b, one per height sample,
+    smooth normals) and uint32 indices, two counter-clockwise (seen from above) triangles per cell, split along
+    the (0,0)-(1,1) diagonal like `ElevationMapSpec.elevation_at`. Cells with a non-finite corner are left out."""
+    heights = np.asarray(emap.heights, dtype=float)
+    nx, ny = heights.shape
+    if nx < 2 or ny < 2:
+        return np.zeros((0, 9), dtype="f4"), np.zeros(0, dtype="u4")
+    step = float(emap.resolution)
+    xs = emap.corner_min_x + step * np.arange(nx)
+    ys = emap.corner_min_y + step * np.arange(ny)
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    finite = np.isfinite(heights)
+    z = np.where(finite, heights, 0.0)
+    dzdx, dzdy = np.gradient(z, step, step)
+    normals = np.stack([-dzdx, -dzdy, np.ones_like(z)], axis=-1)
+    normals /= np.linalg.norm(normals, axis=-1, keepdims=True)
+    rgb = np.broadcast_to(np.asarray(color if color is not None else parse_rgb(emap.mesh_color), dtype=float),
+                          (nx, ny, 3))
+    vertices = np.concatenate([np.stack([gx, gy, z], axis=-1), normals, rgb], axis=-1).reshape(-1, 9)
+    index = np.arange(nx * ny, dtype=np.uint32).reshape(nx, ny)
+    i00, i10, i01, i11 = index[:-1, :-1], index[1:, :-1], index[:-1, 1:], index[1:, 1:]
+    ok = finite[:-1, :-1] & finite[1:, :-1] & finite[:-1, 1:] & finite[1:, 1:]
+    lower = np.stack([i00, i10, i11], axis=-1)[ok]  # (0,0)-(1,0)-(1,1): below the diagonal
+    upper = np.stack([i00, i11, i01], axis=-1)[ok]  # (0,0)-(1,1)-(0,1): above it
+    indices = np.concatenate([lower, upper]).reshape(-1)
+    return vertices.astype("f4"), indices.astype("u4")
+
+
+def model_mesh(visual, base_dir: Path, color, warn: Callable[[str], None]) -> np.ndarray | None:
+    """Triangles (rows of x y z nx ny nz r g b, flat normals) of a `<visual>` group's local model in the object's
+    frame: vertex p lands at R(yaw, pitch, roll) (model_scale * p) + offset, as in `load_model_footprint`.
+    None (with `warn`) for a remote URI or a model that does not load; None silently without a model."""
+    uri = (getattr(visual, "model_uri", "") or "").strip()
+    if visual is None or not uri or not visual.enabled:
+        return None
+    if is_remote_uri(uri):
+        warn(f"remote model URI not fetched (no network): {uri}; drawing the declared shape")
+        return None
+    local = uri[len("file://"):] if uri.lower().startswith("file://") else uri
+    path = Path(local).expanduser()
+    if not path.is_absolute():
+        path = Path(base_dir) / path
+    mesh = _load_mesh(path, uri, warn)
+    if mesh is None:
+        return None
+    vertices, faces = mesh
+    if len(faces) == 0:
+        return None
+    rot = rotation_matrix(*visual.yaw_pitch_roll_rad)
+    pts = (visual.model_scale * np.asarray(vertices, dtype=float)) @ rot.T + np.asarray(visual.offset, dtype=float)
+    tri = pts[np.asarray(faces, dtype=np.int64)]  # (M, 3, 3)
+    normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    length = np.linalg.norm(normals, axis=1, keepdims=True)
+    normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
+    rows = np.concatenate([tri, np.repeat(normals[:, None, :], 3, axis=1),
+                           np.broadcast_to(np.asarray(color, dtype=float), tri.shape)], axis=-1)
+    return rows.reshape(-1, 9).astype("f4")
+
+
+def _base_dir(spec, world: WorldSpec) -> Path:
+    """Folder that relative model paths of a block / vehicle resolve against (its XML file's, as the loader)."""
+    source = getattr(spec, "source", None)
+    return Path(source.file if source is not None and source.file else world.source_file or ".").parent
+
+
 def pose_matrix(x: float, y: float, yaw: float) -> np.ndarray:
     """4x4 world placement of a planar pose."""
     c, s = math.cos(yaw), math.sin(yaw)
@@ -103,29 +179,51 @@ def pose_matrix(x: float, y: float, yaw: float) -> np.ndarray:
 class Scene:
     """GL buffers of a world; `update(sim)` moves the bodies, `draw(view, proj)` renders into the bound target."""
 
-    def __init__(self, world: WorldSpec, ctx=None):
+    def __init__(self, world: WorldSpec, ctx=None, warn: Callable[[str], None] | None = None):
         self.ctx = ctx if ctx is not None else gl_context()
         self.program = self.ctx.program(vertex_shader=_VERTEX, fragment_shader=_FRAGMENT)
-        static = [self._ground(world)]
+        #: Messages about visual models drawn as prisms instead (also passed to `warn` when given).
+        self.warnings: list[str] = []
+
+        def note(message: str) -> None:
+            self.warnings.append(message)
+            if warn is not None:
+                warn(message)
+
+        ground = self._ground(world)
+        self.ground = self._vao(ground)
+        self.triangles = len(ground) // 3
+        static = []
         for grid in world.occupancy_grids:
             res = grid.resolution
             for r0, c0, r1, c1 in merge_occupied_cells(grid.occupied):
                 x0, x1 = grid.x_min + c0 * res, grid.x_min + c1 * res
                 y0, y1 = grid.y_min + r0 * res, grid.y_min + r1 * res
                 static.append(prism([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], 0.0, WALL_HEIGHT, WALL_COLOR))
-        self.static = self._vao(np.vstack(static))
-        self.triangles = sum(len(s) for s in static) // 3
-        self.blocks = []
-        for block in world.blocks:
-            mesh = prism(block.shape, block.zmin, block.zmax, parse_rgb(block.color))
-            self.triangles += len(mesh) // 3
-            self.blocks.append(self._vao(mesh) if len(mesh) else None)
-        self.vehicles = []
-        for vehicle in world.vehicles:
-            ch = vehicle.chassis
-            mesh = prism(ch.shape, ch.zmin, ch.zmax, parse_rgb(ch.color))
-            self.triangles += len(mesh) // 3
-            self.vehicles.append(self._vao(mesh) if len(mesh) else None)
+        walls = np.vstack(static) if static else np.zeros((0, 9), dtype="f4")
+        self.static = self._vao(walls) if len(walls) else None
+        self.triangles += len(walls) // 3
+        #: Indexed terrain meshes, one per elevation map.
+        self.terrain = []
+        self.terrain_triangles = 0
+        for element in world.elements:
+            if isinstance(element, ElevationMapSpec):
+                vertices, indices = terrain_mesh(element)
+                if len(indices):
+                    self.terrain.append(self._vao(vertices, indices))
+                    self.terrain_triangles += len(indices) // 3
+        self.triangles += self.terrain_triangles
+        #: Per block / vehicle: its vertex array (None: nothing to draw), and whether it is a visual model (drawn
+        #: without back-face culling).
+        bodies = [self._body(block.visual, _base_dir(block, world), block.shape, block.zmin, block.zmax,
+                             block.color, f"block '{block.name}'", note) for block in world.blocks]
+        self.blocks = [vao for vao, _ in bodies]
+        self.block_models = [is_model for _, is_model in bodies]
+        bodies = [self._body(vehicle.visual, _base_dir(vehicle, world), vehicle.chassis.shape,
+                             vehicle.chassis.zmin, vehicle.chassis.zmax, vehicle.chassis.color,
+                             f"vehicle '{vehicle.name}'", note) for vehicle in world.vehicles]
+        self.vehicles = [vao for vao, _ in bodies]
+        self.vehicle_models = [is_model for _, is_model in bodies]
         self.block_poses = np.array([(b.init_pose.x, b.init_pose.y, b.init_pose.yaw) for b in world.blocks],
                                     dtype=float).reshape(-1, 3)
         self.vehicle_poses = np.array([(v.init_pose.x, v.init_pose.y, v.init_pose.yaw) for v in world.vehicles],
@@ -144,9 +242,22 @@ class Scene:
         rows = [(*corners[i], 0.0, 0.0, 0.0, 1.0, *GROUND_COLOR) for i in (0, 1, 2, 0, 2, 3)]
         return np.array(rows, dtype="f4")
 
-    def _vao(self, mesh: np.ndarray):
+    def _body(self, visual, base_dir: Path, shape, zmin: float, zmax: float, color: str, what: str, note):
+        rgb = parse_rgb(color)
+        mesh = model_mesh(visual, base_dir, rgb, lambda message: note(f"{what}: {message}"))
+        is_model = mesh is not None
+        if mesh is None:
+            mesh = prism(shape, zmin, zmax, rgb)
+        self.triangles += len(mesh) // 3
+        return (self._vao(mesh) if len(mesh) else None), is_model
+
+    def _vao(self, mesh: np.ndarray, indices: np.ndarray | None = None):
         buffer = self.ctx.buffer(np.ascontiguousarray(mesh, dtype="f4").tobytes())
-        return self.ctx.vertex_array(self.program, [(buffer, "3f 3f 3f", "in_pos", "in_normal", "in_color")])
+        content = [(buffer, "3f 3f 3f", "in_pos", "in_normal", "in_color")]
+        if indices is None:
+            return self.ctx.vertex_array(self.program, content)
+        index_buffer = self.ctx.buffer(np.ascontiguousarray(indices, dtype="u4").tobytes())
+        return self.ctx.vertex_array(self.program, content, index_buffer=index_buffer, index_element_size=4)
 
     def update(self, sim) -> None:
         """Take the current poses of vehicles and blocks from a Simulation."""
@@ -163,9 +274,25 @@ class Scene:
         prog["proj"].write(np.ascontiguousarray(proj.T, dtype="f4").tobytes())
         model = prog["model"]
         model.write(np.eye(4, dtype="f4").tobytes())
-        self.static.render()
-        for vaos, poses in ((self.blocks, self.block_poses), (self.vehicles, self.vehicle_poses)):
-            for vao, pose in zip(vaos, poses):
-                if vao is not None:
-                    model.write(np.ascontiguousarray(pose_matrix(*pose).T, dtype="f4").tobytes())
+        self.ground.render()
+        if self.static is not None:
+            self.static.render()
+        if self.terrain:
+            # Terrain pulled slightly forward in the depth-buffer test only (the eye depth written to the depth
+            # target is unchanged): where it lies at z = 0 it wins over the ground plane instead of z-fighting.
+            self.ctx.polygon_offset = (-1.0, -2.0)
+            for vao in self.terrain:
+                vao.render()
+            self.ctx.polygon_offset = (0.0, 0.0)
+        for vaos, models, poses in ((self.blocks, self.block_models, self.block_poses),
+                                    (self.vehicles, self.vehicle_models, self.vehicle_poses)):
+            for vao, is_model, pose in zip(vaos, models, poses):
+                if vao is None:
+                    continue
+                model.write(np.ascontiguousarray(pose_matrix(*pose).T, dtype="f4").tobytes())
+                if is_model:
+                    self.ctx.disable(moderngl.CULL_FACE)
+                    vao.render()
+                    self.ctx.enable(moderngl.CULL_FACE)
+                else:
                     vao.render()
