@@ -2,7 +2,9 @@
 
 `camera`: `<veh>/<name>/image_raw` (rgb8) and `<veh>/<name>/camera_info`. `rgbd_camera`: the same for RGB, plus
 `<veh>/<name>/depth/image_raw` (32FC1, metres along the optical axis, +inf: nothing in range) and
-`<veh>/<name>/depth/camera_info`. `lidar3d`: sensor_msgs/PointCloud2 on `<veh>/<name>_points` (fields x, y, z,
+`<veh>/<name>/depth/camera_info` and sensor_msgs/PointCloud2 `<veh>/<name>/points` (x, y, z float32 in the
+optical frame, rgb packed as float32 as depth_image_proc does, from the RGB image aligned to the depth; only pixels
+with a finite depth). `lidar3d`: sensor_msgs/PointCloud2 on `<veh>/<name>_points` (fields x, y, z,
 intensity float32, ring uint16; only beams with a return; frame = sensor name, x forward, z up). Every image's
 frame is the optical frame named after the sensor (z forward,
 x right, y down), fixed to base_link on the vehicle's tf_static. The GL scene is built here; when no OpenGL
@@ -51,6 +53,53 @@ POINT_FIELDS = [PointField(name="x", offset=0, datatype=PointField.FLOAT32, coun
                 PointField(name="ring", offset=16, datatype=PointField.UINT16, count=1)]
 
 
+#: PointCloud2 layout of an RGB-D camera's points: x, y, z, rgb (float32 holding 0x00RRGGBB, as depth_image_proc).
+RGBD_POINT_DTYPE = np.dtype({"names": ["x", "y", "z", "rgb"], "formats": ["<f4", "<f4", "<f4", "<u4"],
+                             "offsets": [0, 4, 8, 12], "itemsize": 16})
+RGBD_POINT_FIELDS = [PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+                     for i, n in enumerate(("x", "y", "z", "rgb"))]
+
+
+def depth_points(depth: np.ndarray, intrinsics: Intrinsics, rgb: np.ndarray | None = None,
+                 rgb_intrinsics: Intrinsics | None = None) -> np.ndarray:
+    """Points (RGBD_POINT_DTYPE) of the pixels of a depth image with a finite depth, row by row: pixel (u, v) at
+    depth d is ((u - cx) d / fx, (v - cy) d / fy, d). The colour is the RGB pixel the point projects to (the RGB
+    image shares the optical frame; black where it falls outside)."""
+    rows, cols = depth.shape
+    v, u = np.nonzero(np.isfinite(depth))
+    d = depth[v, u].astype(np.float64)
+    out = np.zeros(len(d), dtype=RGBD_POINT_DTYPE)
+    x = (u - intrinsics.cx) * d / intrinsics.fx
+    y = (v - intrinsics.cy) * d / intrinsics.fy
+    out["x"], out["y"], out["z"] = x, y, d
+    if rgb is not None:
+        ri = rgb_intrinsics or intrinsics
+        if ri == intrinsics and rgb.shape[:2] == depth.shape:
+            cu, cv = u, v
+        else:
+            cu = np.rint(ri.fx * x / d + ri.cx).astype(int)
+            cv = np.rint(ri.fy * y / d + ri.cy).astype(int)
+        inside = (cu >= 0) & (cu < rgb.shape[1]) & (cv >= 0) & (cv < rgb.shape[0])
+        c = rgb[cv[inside], cu[inside]].astype(np.uint32)
+        packed = np.zeros(len(d), dtype=np.uint32)
+        packed[inside] = (c[:, 0] << 16) | (c[:, 1] << 8) | c[:, 2]
+        out["rgb"] = packed
+    return out
+
+
+def depth_cloud(cam: Camera, depth: np.ndarray, rgb: np.ndarray | None, stamp) -> PointCloud2:
+    """The finite-depth pixels of one RGB-D frame as an unorganised PointCloud2 in the optical frame."""
+    cloud = depth_points(depth, cam.depth, rgb, cam.rgb)
+    msg = PointCloud2()
+    msg.header.stamp, msg.header.frame_id = stamp, cam.spec.name
+    msg.height, msg.width = 1, len(cloud)
+    msg.fields = RGBD_POINT_FIELDS
+    msg.is_bigendian, msg.is_dense = False, True
+    msg.point_step, msg.row_step = RGBD_POINT_DTYPE.itemsize, RGBD_POINT_DTYPE.itemsize * len(cloud)
+    msg.data = cloud.tobytes()
+    return msg
+
+
 def point_cloud(lidar: Lidar3D, ranges: np.ndarray, stamp) -> PointCloud2:
     """The returns of one 3D lidar scan as an unorganised PointCloud2 in the sensor frame."""
     xyz, rings = lidar.points(ranges)
@@ -71,16 +120,17 @@ class ImagePublisher:
     """Renders the cameras and 3D lidars when due and publishes them (reliable, keep-last)."""
 
     def __init__(self, node: Node, sim: Simulation, world: WorldSpec, cameras: list[Camera], prefixes: list[str],
-                 base_frame: str = "base_link", lidars3d: list[Lidar3D] | None = None):
+                 base_frame: str = "base_link", lidars3d: list[Lidar3D] | None = None, scene: Scene | None = None):
         self.sim = sim
         self.base_frame = base_frame
-        self.scene = None
+        self.scene = scene
         self.cameras: list[Camera] = []
         self.lidars3d: list[Lidar3D] = []
         lidars3d = list(lidars3d or [])
         if cameras or lidars3d:
             try:
-                self.scene = Scene(world)
+                if self.scene is None:
+                    self.scene = Scene(world)
                 self.cameras, self.lidars3d = list(cameras), lidars3d
             except GlUnavailable as exc:
                 node.get_logger().warning(
@@ -88,6 +138,9 @@ class ImagePublisher:
         self._clouds = [node.create_publisher(PointCloud2, prefixes[lidar.vehicle] + lidar.spec.name + "_points",
                                               reliable(2)) for lidar in self.lidars3d]
         self._outputs = []
+        self._points = [node.create_publisher(PointCloud2, prefixes[cam.vehicle] + cam.spec.name + "/points",
+                                              reliable(2)) if cam.depth is not None else None
+                        for cam in self.cameras]
         for cam in self.cameras:
             base = prefixes[cam.vehicle] + cam.spec.name
             streams = []
@@ -116,7 +169,8 @@ class ImagePublisher:
     def publish_due(self) -> None:
         """Render and publish with every camera whose period has come."""
         now = self.sim.time
-        due = [(cam, streams) for cam, streams in zip(self.cameras, self._outputs) if cam.due(now)]
+        due = [(cam, streams, points) for cam, streams, points in zip(self.cameras, self._outputs, self._points)
+               if cam.due(now)]
         lidars = [(lidar, pub) for lidar, pub in zip(self.lidars3d, self._clouds) if lidar.due(now)]
         if not due and not lidars:
             return
@@ -124,8 +178,10 @@ class ImagePublisher:
         stamp = sim_time_msg(now)
         for lidar, pub in lidars:
             pub.publish(point_cloud(lidar, lidar.scan(self.scene, self.sim.pose[lidar.vehicle]), stamp))
-        for cam, streams in due:
+        for cam, streams, points in due:
             frame = cam.capture(self.scene, self.sim.pose[cam.vehicle])
+            if points is not None:
+                points.publish(depth_cloud(cam, frame.depth, frame.rgb, stamp))
             for kind, image_pub, info_pub, info in streams:
                 data = frame.rgb if kind == "rgb" else frame.depth
                 msg = Image()

@@ -68,10 +68,10 @@ class MvsimNode(Node):
         sensors = build_sensors(spec, p["random_seed"])
         for warning in sensors.warnings:
             self.get_logger().warning(warning)
-        self.scans = ScanPublisher(self, self.sim, sensors.lidars, self.publishers_.prefixes)
+        self.scans = ScanPublisher(self, self.sim, sensors.lidars, self.publishers_.prefixes, world=spec)
         self.inertial = InertialPublisher(self, self.sim, sensors.imus, sensors.gnss, self.publishers_.prefixes)
         self.images = ImagePublisher(self, self.sim, spec, sensors.cameras, self.publishers_.prefixes,
-                                     lidars3d=sensors.lidars3d)
+                                     lidars3d=sensors.lidars3d, scene=self.scans.scene)
         static = self.scans.static_transforms()
         for more in (self.inertial.static_transforms(), self.images.static_transforms()):
             for vehicle, transforms in more.items():

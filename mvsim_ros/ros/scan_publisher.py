@@ -1,5 +1,7 @@
 """2D lidar scans as sensor_msgs/LaserScan on `<veh>/<sensor name>`, each at its own period of simulated time,
-with the sensor frame (named after the sensor) fixed to base_link on the vehicle's tf_static."""
+with the sensor frame (named after the sensor) fixed to base_link on the vehicle's tf_static. Lidars with
+`raytrace_3d` are measured on the GPU from a GL scene of the world (built here, shared with the cameras); when no
+OpenGL context can be made they fall back to 2D ray casting, with a warning."""
 
 from __future__ import annotations
 
@@ -13,17 +15,33 @@ from sensor_msgs.msg import LaserScan
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
 from mvsim_ros.ros.qos import reliable
+from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar2d import Lidar2D
+from mvsim_ros.world.specs import WorldSpec
 
 
 class ScanPublisher:
     """Runs the lidars when due and publishes their scans (reliable, keep-last: matches RViz and Nav2)."""
 
     def __init__(self, node: Node, sim: Simulation, lidars: list[Lidar2D], prefixes: list[str],
-                 base_frame: str = "base_link"):
+                 base_frame: str = "base_link", world: WorldSpec | None = None):
         self.sim = sim
         self.lidars = lidars
         self.base_frame = base_frame
+        #: The GL scene of the raytrace_3d lidars (None when there are none or no OpenGL context).
+        self.scene = None
+        gpu = [lidar for lidar in lidars if lidar.raytrace_3d]
+        if gpu:
+            try:
+                if world is None:
+                    raise GlUnavailable("no world given to build the GL scene")
+                from mvsim_ros.sensors.scene import Scene
+
+                self.scene = Scene(world)
+            except GlUnavailable as exc:
+                node.get_logger().warning(f"{len(gpu)} lidar(s) with raytrace_3d ray cast in 2D instead: {exc}")
+                for lidar in gpu:
+                    lidar.raytrace_3d = False
         self._publishers = [node.create_publisher(LaserScan, prefixes[lidar.vehicle] + lidar.spec.name, reliable())
                             for lidar in lidars]
         self._messages = [self._template(lidar) for lidar in lidars]
@@ -50,9 +68,16 @@ class ScanPublisher:
     def publish_due(self) -> None:
         """Scan and publish with every lidar whose period has come."""
         now = self.sim.time
+        updated = False
         for lidar, pub, msg in zip(self.lidars, self._publishers, self._messages):
             if lidar.due(now):
-                ranges = lidar.scan(self.sim.box2d.world, self.sim.pose[lidar.vehicle])
+                if lidar.raytrace_3d:
+                    if not updated:
+                        self.scene.update(self.sim)
+                        updated = True
+                    ranges = lidar.render_scan(self.scene, self.sim.pose[lidar.vehicle])
+                else:
+                    ranges = lidar.scan(self.sim.box2d.world, self.sim.pose[lidar.vehicle])
                 msg.header.stamp = sim_time_msg(now)
                 msg.ranges = array.array("f", ranges.astype(np.float32).tobytes())
                 pub.publish(msg)

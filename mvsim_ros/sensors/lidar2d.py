@@ -6,11 +6,19 @@ walls, <walls>, vertical planes, blocks whose height span contains the sensor's 
 `bodies_visible` is true (never the sensor's own vehicle, never intangible bodies). Beyond range_max (or
 below range_min) a beam reads +inf ("no return", REP 117). Noise: a Gaussian range error (range_std_noise [m])
 and a Gaussian bearing error (angle_std_noise_deg) per beam, from a seeded generator.
+
+`raytrace_3d` true: the ranges are measured on the GPU instead (`render_scan`), so the beam sees 3D shapes (a
+table top above the beam, a block below it: no return). The scene is rendered as one to four depth faces side by
+side covering the field of view (each <= 90 deg wide, a few rows tall, the beam plane through the middle row) from
+the sensor's full `<pose_3d>`; each beam reads its exact sub-pixel column by linear interpolation of inverse depth
+(exact on planar surfaces; the nearest pixel where a neighbour has no return). Same noise, range limits and
+visibility rules (own vehicle never seen, others only with bodies_visible) as the 2D path.
 """
 
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import Box2D
@@ -35,6 +43,7 @@ class LidarParams:
     angle_noise: float = 0.0
     bodies_visible: bool = True
     period: float = 0.1
+    raytrace_3d: bool = False
 
     @classmethod
     def from_spec(cls, spec: SensorSpec) -> "LidarParams":
@@ -59,6 +68,7 @@ class LidarParams:
             bodies_visible=parse_bool(p["bodies_visible"], node, "bodies_visible") if "bodies_visible" in p
             else True,
             period=number("sensor_period", default=0.1),
+            raytrace_3d=parse_bool(p["raytrace_3d"], node, "raytrace_3d") if "raytrace_3d" in p else False,
         )
         if params.rays < 2 or not 0 < params.fov <= 2 * math.pi or params.range_max <= params.range_min:
             raise fail(node, f"sensor '{spec.name}': needs nrays >= 2, 0 < fov_degrees <= 360, range_max > range_min")
@@ -99,6 +109,10 @@ class Lidar2D:
         z = spec.pose.z
         self._visible_blocks = [b.zmin <= z <= b.zmax for b in world.blocks]
         self.schedule = Periodic(self.params.period)
+        #: Measure on the GPU (`render_scan`); the publisher clears it when no OpenGL context can be made.
+        self.raytrace_3d = self.params.raytrace_3d
+        self._faces = None
+        self._targets: dict = {}
 
     def _accept(self, tag) -> bool:
         if not isinstance(tag, BodyTag):
@@ -135,3 +149,84 @@ class Lidar2D:
             ranges = ranges + self.rng.normal(0.0, p.range_noise, ranges.size)
         ranges[(ranges < p.range_min) | (ranges > p.range_max)] = np.inf
         return ranges
+
+    # --- GPU path (raytrace_3d) ---------------------------------------------------------------------------------
+
+    def _face_layout(self):
+        """Depth-face intrinsics, the 4x4 vehicle -> face optical transforms and the faces' centre bearings."""
+        from mvsim_ros.sensors.camera import BODY_TO_OPTICAL, Intrinsics, pose3_matrix
+
+        p = self.params
+        n = max(1, math.ceil(p.fov / (math.pi / 2) - 1e-9))
+        width = p.fov / n  # angular width of a face [rad], <= 90 deg
+        per_face = p.rays / n
+        cols = max(1024, int(4 * per_face))
+        cols += cols % 2
+        f = 0.5 * (cols - 2) / math.tan(0.5 * width)  # edge beams one pixel inside
+        near = max(0.005, min(0.05, 0.5 * p.range_min))
+        intr = Intrinsics(cols, 3, (cols - 1) / 2, 1.0, f, f, near, 2 * p.range_max)
+        centres = -0.5 * p.fov + (np.arange(n) + 0.5) * width
+        rot = self.spec.pose.rotation()
+        mats = [pose3_matrix(self.spec.pose, rot @ _rz(c) @ BODY_TO_OPTICAL) for c in centres]
+        return intr, mats, centres, width
+
+    @contextmanager
+    def _hidden_bodies(self, scene):
+        """Move the own vehicle (and, without bodies_visible, every vehicle) far out of sight while rendering."""
+        saved = getattr(scene, "vehicle_poses", None)
+        if not isinstance(saved, np.ndarray) or saved.ndim != 2 or len(saved) == 0:
+            yield
+            return
+        moved = saved.copy()
+        hide = np.ones(len(saved), bool) if not self.params.bodies_visible else np.arange(len(saved)) == self.vehicle
+        moved[hide, :2] = _FAR_AWAY
+        scene.vehicle_poses = moved
+        try:
+            yield
+        finally:
+            scene.vehicle_poses = saved
+
+    def render_scan(self, scene, vehicle_pose) -> np.ndarray:
+        """Ranges [m] of every beam (+inf: no return) measured by rendering `scene` (a sensors.scene.Scene) on
+        the GPU from the sensor's current pose."""
+        from mvsim_ros.sensors.camera import render
+
+        if self._faces is None:
+            self._faces = self._face_layout()
+        intr, mats, centres, width = self._faces
+        p = self.params
+        x, y, yaw = vehicle_pose
+        c, s = math.cos(yaw), math.sin(yaw)
+        base = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+        with self._hidden_bodies(scene):
+            rows = np.stack([render(scene, self._targets, intr, base @ m, want_rgb=False).depth[1]
+                             for m in mats]).astype(float)  # (faces, cols): the beam-plane row
+        bearings = self._angles
+        if p.angle_noise > 0:
+            bearings = bearings + self.rng.normal(0.0, p.angle_noise, bearings.size)
+        face = np.clip(np.floor((bearings + 0.5 * p.fov) / width).astype(int), 0, len(centres) - 1)
+        delta = bearings - centres[face]
+        cols = intr.ncols
+        u = np.clip(intr.cx - intr.fx * np.tan(delta), 0, cols - 1.000001)
+        u0 = np.floor(u).astype(int)
+        fu = u - u0
+        flat = rows.reshape(-1)
+        z0, z1 = flat[face * cols + u0], flat[face * cols + u0 + 1]
+        with np.errstate(divide="ignore"):
+            z = 1.0 / ((1 - fu) / z0 + fu / z1)
+        nearest = flat[face * cols + np.rint(u).astype(int)]
+        z = np.where(np.isfinite(z0) & np.isfinite(z1), z, nearest)
+        ranges = z / np.cos(delta)
+        if p.range_noise > 0:
+            ranges = ranges + self.rng.normal(0.0, p.range_noise, ranges.size)
+        ranges[~(ranges >= p.range_min) | (ranges > p.range_max)] = np.inf
+        return ranges
+
+
+#: Where hidden vehicles are placed while a raytrace_3d lidar renders [m]: beyond any far plane.
+_FAR_AWAY = 1e7
+
+
+def _rz(angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])

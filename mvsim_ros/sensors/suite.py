@@ -42,8 +42,6 @@ def build_sensors(world: WorldSpec, seed: int = 0) -> Sensors:
             rng = np.random.default_rng([seed, index, k])
             where = f"vehicle '{vehicle.name}' sensor '{sensor.name}'"
             if sensor.kind == "laser":
-                if sensor.params.get("raytrace_3d", "false").strip().lower() in ("true", "1", "yes"):
-                    out.warnings.append(f"{where}: raytrace_3d is not available in this version; ray casting in 2D")
                 out.lidars.append(Lidar2D(sensor, index, world, rng))
             elif sensor.kind == "imu":
                 out.imus.append(Imu(sensor, index, world.gravity, rng))
