@@ -130,7 +130,7 @@ class ImagePublisher:
         if cameras or lidars3d:
             try:
                 if self.scene is None:
-                    self.scene = Scene(world)
+                    self.scene = Scene(world, warn=node.get_logger().warning)
                 self.cameras, self.lidars3d = list(cameras), lidars3d
             except GlUnavailable as exc:
                 node.get_logger().warning(

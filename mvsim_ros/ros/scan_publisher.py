@@ -37,7 +37,7 @@ class ScanPublisher:
                     raise GlUnavailable("no world given to build the GL scene")
                 from mvsim_ros.sensors.scene import Scene
 
-                self.scene = Scene(world)
+                self.scene = Scene(world, warn=node.get_logger().warning)
             except GlUnavailable as exc:
                 node.get_logger().warning(f"{len(gpu)} lidar(s) with raytrace_3d ray cast in 2D instead: {exc}")
                 for lidar in gpu:
