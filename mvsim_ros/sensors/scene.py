@@ -25,7 +25,7 @@ from mvsim_ros.physics.polygons import merge_occupied_cells, signed_area
 from mvsim_ros.sensors.gl_context import gl_context
 from mvsim_ros.world.elements import ElevationMapSpec
 from mvsim_ros.world.specs import WorldSpec
-from mvsim_ros.world.visual_models import _load_mesh, is_remote_uri, rotation_matrix
+from mvsim_ros.world.visual_models import posed_model
 
 #: Height of occupancy-grid walls [m].
 WALL_HEIGHT = 2.0
@@ -134,24 +134,10 @@ def model_mesh(visual, base_dir: Path, color, warn: Callable[[str], None]) -> np
     """Triangles (rows of x y z nx ny nz r g b, flat normals) of a `<visual>` group's local model in the object's
     frame: vertex p lands at R(yaw, pitch, roll) (model_scale * p) + offset, as in `load_model_footprint`.
     None (with `warn`) for a remote URI or a model that does not load; None silently without a model."""
-    uri = (getattr(visual, "model_uri", "") or "").strip()
-    if visual is None or not uri or not visual.enabled:
+    model = posed_model(visual, base_dir, warn, "drawing the declared shape")
+    if model is None or len(model[1]) == 0:
         return None
-    if is_remote_uri(uri):
-        warn(f"remote model URI not fetched (no network): {uri}; drawing the declared shape")
-        return None
-    local = uri[len("file://"):] if uri.lower().startswith("file://") else uri
-    path = Path(local).expanduser()
-    if not path.is_absolute():
-        path = Path(base_dir) / path
-    mesh = _load_mesh(path, uri, warn)
-    if mesh is None:
-        return None
-    vertices, faces = mesh
-    if len(faces) == 0:
-        return None
-    rot = rotation_matrix(*visual.yaw_pitch_roll_rad)
-    pts = (visual.model_scale * np.asarray(vertices, dtype=float)) @ rot.T + np.asarray(visual.offset, dtype=float)
+    pts, faces = model
     tri = pts[np.asarray(faces, dtype=np.int64)]  # (M, 3, 3)
     normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
     length = np.linalg.norm(normals, axis=1, keepdims=True)

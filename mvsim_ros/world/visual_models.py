@@ -126,6 +126,33 @@ def rotation_matrix(yaw: float, pitch: float, roll: float) -> np.ndarray:
     )
 
 
+def model_path(uri: str, base_dir: Path) -> Path:
+    """The local file a (non-remote) model URI names: `file://` stripped, `~` expanded, relative to base_dir."""
+    local = uri[len("file://"):] if uri.lower().startswith("file://") else uri
+    path = Path(local).expanduser()
+    return path if path.is_absolute() else Path(base_dir) / path
+
+
+def posed_model(visual: VisualSpec | None, base_dir: Path, warn: Callable[[str], None],
+                fallback: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """The visual's local model in the object's frame: (vertices (N, 3) at R(yaw, pitch, roll) (model_scale * p)
+    + offset [m], triangles (M, 3)); None silently without a model, None with ``warn`` (ending in `fallback`,
+    what the caller does instead) for a remote URI, and `warn` from the loader for a model that does not load."""
+    uri = (getattr(visual, "model_uri", "") or "").strip()
+    if visual is None or not uri or not visual.enabled:
+        return None
+    if is_remote_uri(uri):
+        warn(f"remote model URI not fetched (no network): {uri}; {fallback}")
+        return None
+    mesh = _load_mesh(model_path(uri, base_dir), uri, warn)
+    if mesh is None:
+        return None
+    vertices, faces = mesh
+    rot = rotation_matrix(*visual.yaw_pitch_roll_rad)
+    return (visual.model_scale * np.asarray(vertices, dtype=float)) @ rot.T + np.asarray(visual.offset, dtype=float), \
+        faces
+
+
 def load_model_footprint(
     visual: VisualSpec,
     base_dir: Path,
@@ -149,22 +176,11 @@ def load_model_footprint(
     URI, and for a missing, unreadable, unsupported or empty local model. Relative paths resolve against
     base_dir.
     """
+    model = posed_model(visual, base_dir, warn, "using the declared shape/bounding box")
+    if model is None:
+        return None
+    pts, faces = model
     uri = visual.model_uri.strip()
-    if not uri or not visual.enabled:
-        return None
-    if is_remote_uri(uri):
-        warn(f"remote model URI not fetched (no network): {uri}; using the declared shape/bounding box")
-        return None
-    local = uri[len("file://"):] if uri.lower().startswith("file://") else uri
-    path = Path(local).expanduser()
-    if not path.is_absolute():
-        path = Path(base_dir) / path
-    mesh = _load_mesh(path, uri, warn)
-    if mesh is None:
-        return None
-    vertices, faces = mesh
-    rot = rotation_matrix(*visual.yaw_pitch_roll_rad)
-    pts = (visual.model_scale * vertices) @ rot.T + np.asarray(visual.offset, dtype=float)
     if z_slice is not None:
         zlo, zhi = z_slice
         tri_z = pts[faces, 2]
