@@ -87,17 +87,21 @@ def depth_points(depth: np.ndarray, intrinsics: Intrinsics, rgb: np.ndarray | No
     return out
 
 
-def depth_cloud(cam: Camera, depth: np.ndarray, rgb: np.ndarray | None, stamp) -> PointCloud2:
-    """The finite-depth pixels of one RGB-D frame as an unorganised PointCloud2 in the optical frame."""
-    cloud = depth_points(depth, cam.depth, rgb, cam.rgb)
+def cloud_message(cloud: np.ndarray, fields, stamp, frame_id: str) -> PointCloud2:
+    """An unorganised, dense, little-endian PointCloud2 of a structured numpy array whose dtype matches `fields`."""
     msg = PointCloud2()
-    msg.header.stamp, msg.header.frame_id = stamp, cam.spec.name
+    msg.header.stamp, msg.header.frame_id = stamp, frame_id
     msg.height, msg.width = 1, len(cloud)
-    msg.fields = RGBD_POINT_FIELDS
+    msg.fields = fields
     msg.is_bigendian, msg.is_dense = False, True
-    msg.point_step, msg.row_step = RGBD_POINT_DTYPE.itemsize, RGBD_POINT_DTYPE.itemsize * len(cloud)
+    msg.point_step, msg.row_step = cloud.dtype.itemsize, cloud.dtype.itemsize * len(cloud)
     msg.data = cloud.tobytes()
     return msg
+
+
+def depth_cloud(cam: Camera, depth: np.ndarray, rgb: np.ndarray | None, stamp) -> PointCloud2:
+    """The finite-depth pixels of one RGB-D frame as an unorganised PointCloud2 in the optical frame."""
+    return cloud_message(depth_points(depth, cam.depth, rgb, cam.rgb), RGBD_POINT_FIELDS, stamp, cam.spec.name)
 
 
 def point_cloud(lidar: Lidar3D, ranges: np.ndarray, stamp) -> PointCloud2:
@@ -106,14 +110,7 @@ def point_cloud(lidar: Lidar3D, ranges: np.ndarray, stamp) -> PointCloud2:
     cloud = np.zeros(len(xyz), dtype=POINT_DTYPE)
     cloud["x"], cloud["y"], cloud["z"] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
     cloud["intensity"], cloud["ring"] = 1.0, rings
-    msg = PointCloud2()
-    msg.header.stamp, msg.header.frame_id = stamp, lidar.spec.name
-    msg.height, msg.width = 1, len(cloud)
-    msg.fields = POINT_FIELDS
-    msg.is_bigendian, msg.is_dense = False, True
-    msg.point_step, msg.row_step = POINT_DTYPE.itemsize, POINT_DTYPE.itemsize * len(cloud)
-    msg.data = cloud.tobytes()
-    return msg
+    return cloud_message(cloud, POINT_FIELDS, stamp, lidar.spec.name)
 
 
 class ImagePublisher:
