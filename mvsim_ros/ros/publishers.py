@@ -15,6 +15,7 @@ from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.jit import kernel
+from mvsim_ros.ros.batch_publisher import BatchPublisher
 from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sec_nsec, sim_time_msg
 from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, latched, reliable
 from mvsim_ros.ros.serialized import SerializedBatch
@@ -62,7 +63,8 @@ class SimPublishers:
     """All state publishers of a simulation, on a given node.
 
     Messages of every stream are serialized once and only their numbers rewritten per publish
-    (see serialized.py): publishing stays cheap next to the physics step.
+    (see serialized.py), and the per-vehicle streams go to the middleware in one compiled call
+    (batch_publisher.py): publishing stays cheap next to the physics step.
     """
 
     def __init__(self, node: Node, sim: Simulation, rates: PublishRates | None = None,
@@ -83,10 +85,7 @@ class SimPublishers:
         self._clock = node.create_publisher(Clock, "/clock", reliable())
         # Serialized messages go straight to the middleware handle (skipping the per-call type dispatch of
         # Publisher.publish); the node owns these publishers for its whole life, so the handles stay valid.
-        self._odom_raw = [pub.handle.publish_raw for pub in self._odom]
-        self._truth_raw = [pub.handle.publish_raw for pub in self._ground_truth]
         self._collision_raw = [pub.handle.publish_raw for pub in self._collision]
-        self._tf_raw = [pub.handle.publish_raw for pub in self._tf]
         self._clock_raw = self._clock.handle.publish_raw
         self._odom_timer = Periodic.at_rate(self.rates.odometry_hz)
         self._clock_timer = Periodic.at_rate(self.rates.clock_hz)
@@ -99,6 +98,9 @@ class SimPublishers:
         self._truth_msgs = SerializedBatch(truth, ODOMETRY_FIELDS, count)
         transform = TFMessage(transforms=[planar_transform(zero_time, frames.odom, frames.base_link, origin)])
         self._tf_msgs = SerializedBatch(transform, TRANSFORM_FIELDS, count)
+        self._batch = BatchPublisher([(self._odom, self._odom_msgs.store), (self._tf, self._tf_msgs.store),
+                                      (self._ground_truth, self._truth_msgs.store)])
+        self._node = node
         self._clock_msg = SerializedBatch(Clock(clock=zero_time), ["clock.sec", "clock.nanosec"], 1)
         self._clock_values = np.zeros((1, 2))
         self._bool_bytes = {flag: serialize_message(Bool(data=flag)) for flag in (False, True)}
@@ -140,13 +142,12 @@ class SimPublishers:
         self._odom_msgs.fill(odom)
         self._tf_msgs.fill(tf)
         self._truth_msgs.fill(truth)
+        failures = self._batch.failures
+        self._batch.publish()
+        if self._batch.failures != failures and self._node.context.ok():
+            self._node.get_logger().warning("the middleware refused odometry/TF messages",
+                                            throttle_duration_sec=10.0)
         collided = sim.take_collisions().tolist()
-        publishers = zip(self._odom_raw, self._tf_raw, self._truth_raw, self._odom_msgs.rows, self._tf_msgs.rows,
-                         self._truth_msgs.rows)
-        for odom_pub, tf_pub, truth_pub, odom_row, tf_row, truth_row in publishers:
-            odom_pub(odom_row.tobytes())
-            tf_pub(tf_row.tobytes())
-            truth_pub(truth_row.tobytes())
         if collided != self._collision_state:
             for i, (hit, before) in enumerate(zip(collided, self._collision_state)):
                 if hit != before:
