@@ -55,14 +55,31 @@ class ContactCounter(Box2D.b2ContactListener):
 
 @dataclass
 class Box2DWorld:
-    """The Box2D world and its bodies, in the same order as the world spec's vehicles and blocks."""
+    """The Box2D world and its bodies, in the same order as the world spec's vehicles and blocks.
+
+    units: the front units of articulated vehicles (in vehicle order), pivots: their revolute joints to the rear
+    units (body A rear, body B front). body_com_local: centre of mass of every vehicle body then every unit, in
+    its own frame [m].
+    """
 
     world: Box2D.b2World
     ground: Box2D.b2Body
     vehicles: list[Box2D.b2Body]
     blocks: list[Box2D.b2Body]
     contacts: ContactCounter
-    vehicle_com_local: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    units: list[Box2D.b2Body] = field(default_factory=list)
+    pivots: list[Box2D.b2RevoluteJoint] = field(default_factory=list)
+    body_com_local: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+
+    @property
+    def vehicle_com_local(self) -> np.ndarray:
+        """Centre of mass of each vehicle's (rear unit's) body in the vehicle frame [m]."""
+        return self.body_com_local[:len(self.vehicles)]
+
+    @property
+    def bodies(self) -> list[Box2D.b2Body]:
+        """Every body that carries wheels: the vehicles', then the articulated front units'."""
+        return self.vehicles + self.units
 
 
 def _polygon_fixtures(body, outline, density: float, sensor: bool = False, restitution: float = 0.0) -> None:
@@ -73,12 +90,21 @@ def _polygon_fixtures(body, outline, density: float, sensor: bool = False, resti
         )
 
 
-def _add_vehicle(world: Box2D.b2World, spec: VehicleSpec, index: int) -> Box2D.b2Body:
+def _add_vehicle(world: Box2D.b2World, spec: VehicleSpec, index: int, unit: int = 0) -> Box2D.b2Body:
+    """The body of vehicle `index` (unit 0), or of its articulated front unit (unit 1), with its wheels."""
     pose = spec.init_pose
-    body = world.CreateDynamicBody(position=(pose.x, pose.y), angle=pose.yaw, userData=BodyTag("vehicle", index))
-    area = abs(signed_area(spec.chassis.shape))
-    _polygon_fixtures(body, spec.chassis.shape, spec.chassis.mass / area)
+    x, y, yaw = pose.x, pose.y, pose.yaw
+    chassis = spec.chassis
+    if unit:  # front unit, straight ahead of the rear one: its axle l_r + l_f ahead of base_link
+        chassis = spec.articulation.front_chassis
+        ahead = spec.articulation.rear_length + spec.articulation.front_length
+        x, y = x + ahead * math.cos(yaw), y + ahead * math.sin(yaw)
+    body = world.CreateDynamicBody(position=(x, y), angle=yaw, userData=BodyTag("vehicle", index))
+    area = abs(signed_area(chassis.shape))
+    _polygon_fixtures(body, chassis.shape, chassis.mass / area)
     for wheel in spec.wheels:
+        if wheel.unit != unit:
+            continue
         half_length, half_width = wheel.radius, 0.5 * wheel.width
         body.CreatePolygonFixture(
             box=(half_length, half_width, (wheel.x, wheel.y), wheel.yaw),
@@ -124,6 +150,17 @@ def _add_grid_walls(ground: Box2D.b2Body, grid: OccupancyGridSpec) -> None:
         )
 
 
+def _add_pivot(world: Box2D.b2World, spec: VehicleSpec, rear: Box2D.b2Body,
+               front: Box2D.b2Body) -> Box2D.b2RevoluteJoint:
+    """The powered pivot of an articulated vehicle: angle = front yaw - rear yaw, limited to +/- max_angle,
+    a motor whose speed the simulation sets at every step (up to max_torque)."""
+    a = spec.articulation
+    return world.CreateRevoluteJoint(
+        bodyA=rear, bodyB=front, localAnchorA=(a.rear_length, 0.0), localAnchorB=(-a.front_length, 0.0),
+        referenceAngle=0.0, enableLimit=True, lowerAngle=-a.max_angle, upperAngle=a.max_angle, enableMotor=True,
+        maxMotorTorque=a.max_torque, motorSpeed=0.0, collideConnected=False)
+
+
 def _add_joint(world: Box2D.b2World, joint: JointSpec, body_a: Box2D.b2Body, body_b: Box2D.b2Body) -> None:
     """A Box2D joint for a world-file <joint>; the two bodies do not collide with each other.
 
@@ -163,6 +200,9 @@ def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
         if abs(signed_area(outline)) > 1e-9:
             _polygon_fixtures(ground, outline, 0.0)
     vehicles = [_add_vehicle(world, v, i) for i, v in enumerate(spec.vehicles)]
+    articulated = [i for i, v in enumerate(spec.vehicles) if v.articulation is not None]
+    units = [_add_vehicle(world, spec.vehicles[i], i, unit=1) for i in articulated]
+    pivots = [_add_pivot(world, spec.vehicles[i], vehicles[i], unit) for i, unit in zip(articulated, units)]
     blocks = [_add_block(world, ground, b, i, spec.gravity) for i, b in enumerate(spec.blocks)]
     by_name = {v.name: b for v, b in zip(spec.vehicles, vehicles)}
     by_name.update({blk.name: b for blk, b in zip(spec.blocks, blocks)})
@@ -170,5 +210,5 @@ def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
         _add_joint(world, joint, by_name[joint.body_a], by_name[joint.body_b])
     contacts = ContactCounter(len(vehicles))
     world.contactListener = contacts
-    com = np.array([tuple(b.localCenter) for b in vehicles], dtype=float).reshape(-1, 2)
-    return Box2DWorld(world, ground, vehicles, blocks, contacts, com)
+    com = np.array([tuple(b.localCenter) for b in vehicles + units], dtype=float).reshape(-1, 2)
+    return Box2DWorld(world, ground, vehicles, blocks, contacts, units, pivots, com)

@@ -1,17 +1,23 @@
-"""Footprints of vehicles with trailers: which vehicles each one tows, and the outline of the whole train.
+"""Footprints of vehicles with trailers and of articulated vehicles.
+
+Trailers: which vehicles each one tows, and the outline of the whole train.
 
 A vehicle tows another when a world-file <joint> has the first as body_a and the second as body_b (chains are
 followed: a trailer's own trailer belongs to the train too). The footprint is the convex hull of the chassis
 outlines of the whole train in the towing vehicle's frame, from the current poses: it grows and shifts as the
 hitch angles change, which is what Nav2's costmap needs to keep the trailer clear of obstacles.
+
+Articulated vehicles: the two units' outline at the present pivot angle (seed 004's corner parameters, or the
+chassis outlines' bounding boxes), see vehicles/articulated.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from mvsim_ros.physics.vehicles.articulated import articulated_footprint, chassis_corners
 from mvsim_ros.world.block_geometry import convex_hull_2d
-from mvsim_ros.world.specs import WorldSpec
+from mvsim_ros.world.specs import VehicleSpec, WorldSpec
 
 
 def towed_vehicles(world: WorldSpec) -> dict[int, list[int]]:
@@ -50,3 +56,11 @@ def train_footprint(world: WorldSpec, pose: np.ndarray, head: int, train: list[i
         c, s = np.cos(yaw), np.sin(yaw)
         points.append(np.c_[x + c * outline[:, 0] - s * outline[:, 1], y + s * outline[:, 0] + c * outline[:, 1]])
     return convex_hull_2d(np.vstack(points))
+
+
+def articulated_outline(vehicle: VehicleSpec, gamma: float) -> list[tuple[float, float]]:
+    """Outline [m] of an articulated vehicle in its base_link at pivot angle gamma [rad], counter-clockwise."""
+    a = vehicle.articulation
+    corners = a.corners or chassis_corners(vehicle.chassis.shape, a.front_chassis.shape, a.front_length,
+                                           a.rear_length)
+    return articulated_footprint(corners, a.pivot_x, gamma)

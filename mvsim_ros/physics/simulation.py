@@ -11,6 +11,13 @@ from mvsim_ros.physics.commands import VehicleCommands
 from mvsim_ros.physics.controllers import WheelControllers
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
 from mvsim_ros.physics.jit import kernel
+from mvsim_ros.physics.vehicles.articulated import (
+    Articulations,
+    articulated_wheel_setpoints,
+    articulation_targets,
+    integrate_articulated_odometry,
+    pivot_motor_speeds,
+)
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry, odometry_wheel_pairs
 from mvsim_ros.physics.vehicles.fleet import Drivetrains, Steering, wheel_setpoints
 from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities, wheel_world_positions
@@ -46,7 +53,9 @@ class Simulation:
       velocity[i] = (vx, vy, omega) of the reference point, world frame [m/s, m/s, rad/s];
       acceleration[i] = (ax, ay, alpha): its change over the last step [m/s^2, m/s^2, rad/s^2];
       odom_pose[i], odom_twist[i] = (v, omega): wheel odometry, starting at the initial pose;
-      collision_now[i]: touching something solid; wheels.*: per-wheel state (see WheelArrays).
+      collision_now[i]: touching something solid; wheels.*: per-wheel state (see WheelArrays);
+      body_pose, body_velocity: the same as pose/velocity for every body, vehicles first, then the front units
+      of articulated vehicles (see `articulations` for their pivot angles).
     `command_timeout` [s]: watchdog on twist commands given through `set_twist` (0: off).
     """
 
@@ -74,6 +83,10 @@ class Simulation:
         offsets = np.cumsum([0] + [len(v.wheels) for v in world.vehicles]).tolist()
         self.steering = Steering.build(world.vehicles, offsets)
         self.drivetrains = Drivetrains.build(world.vehicles, offsets)
+        self.articulations = Articulations.build(world.vehicles, offsets)
+        self._bodies = self.box2d.bodies
+        self._differential_odometry = np.array([k for k, v in enumerate(world.vehicles) if v.articulation is None],
+                                               dtype=np.intp)
         self._ideal = np.array([v.controller.kind == "twist_ideal" for v in world.vehicles], dtype=bool)
         self._casters = np.array([i for i, wheel in enumerate(w for v in world.vehicles for w in v.wheels)
                                   if wheel.name == "caster_wheel"], dtype=np.intp)
@@ -87,20 +100,18 @@ class Simulation:
 
         w = self.wheels
         self._wheel_cos, self._wheel_sin = np.cos(w.yaw), np.sin(w.yaw)
-        com = self.box2d.vehicle_com_local
-        self._arm_x = w.x - com[w.vehicle, 0]  # wheel position relative to the centre of mass [m]
-        self._arm_y = w.y - com[w.vehicle, 1]
+        com = self.box2d.body_com_local
+        self._arm_x = w.x - com[w.body, 0]  # wheel position relative to its body's centre of mass [m]
+        self._arm_y = w.y - com[w.body, 1]
         self._n = n
         self._max_torque = np.where(self.controllers.pid, self.controllers.max_torque, np.inf)
 
-        self.pose = np.zeros((n, 3))
-        self.velocity = np.zeros((n, 3))
         self._read_bodies()
         self.acceleration = np.zeros((n, 3))  # (ax, ay, alpha) of the reference point, world frame
         self.odom_pose = self.pose.copy()
-        body_v = self.body_twist()
-        self.odom_twist = body_v[:, [0, 2]].copy()
-        w.omega[:] = (body_v[w.vehicle, 0] - body_v[w.vehicle, 2] * w.y) / w.radius  # rolling at the start
+        body_v = local_twist(self.body_pose, self.body_velocity)
+        self.odom_twist = body_v[:n][:, [0, 2]].copy()
+        w.omega[:] = (body_v[w.body, 0] - body_v[w.body, 2] * w.y) / w.radius  # rolling at the start
 
     # -- inputs ---------------------------------------------------------------------------------------------
     def vehicle_index(self, name: str) -> int:
@@ -121,14 +132,20 @@ class Simulation:
     def set_ackermann(self, index: int, speed: float, steering_angle: float, steering_rate: float = 0.0) -> None:
         """Speed [m/s] and equivalent front steering angle [rad] for an Ackermann vehicle; steering_rate [rad/s]
         > 0 limits how fast the steering moves. Raises ValueError for NaN/inf or a vehicle that cannot steer."""
-        if index not in self.steering.vehicle:
-            raise ValueError(f"vehicle '{self.vehicle_names[index]}' has no Ackermann steering")
+        if index not in self.steering.vehicle and index not in self.articulations.vehicle:
+            raise ValueError(f"vehicle '{self.vehicle_names[index]}' has no Ackermann or articulated steering")
         self.commands.set_ackermann(index, float(speed), float(steering_angle), float(steering_rate), self.time)
 
     @property
     def steering_angles(self) -> dict[str, float]:
         """Current equivalent steering angle [rad] of each Ackermann vehicle, by name."""
         return {self.vehicle_names[k]: float(d) for k, d in zip(self.steering.vehicle.tolist(), self.steering.delta)}
+
+    @property
+    def articulation_angles(self) -> dict[str, float]:
+        """Current pivot angle gamma = front yaw - rear yaw [rad] of each articulated vehicle, by name."""
+        a = self.articulations
+        return {self.vehicle_names[k]: float(g) for k, g in zip(a.vehicle.tolist(), a.gamma)}
 
     def set_wheel_torques(self, index: int, torques: list[float]) -> None:
         """Motor torques [N m] for the wheels of a raw-controlled vehicle, in world-file wheel order."""
@@ -153,6 +170,8 @@ class Simulation:
             commands.v, commands.omega, commands.steer, commands.steer_mode, commands.steer_rate, steer.vehicle,
             steer.fl, steer.fr, steer.wheelbase, steer.track, steer.max_steer, steer.max_rate, steer.delta, veh,
             w.x, w.y, w.yaw, dt)
+        if self.articulations.count:
+            self._steer_articulations(wanted)
         torque_const, torque_slope = self.controllers.torque_law(wanted, w.omega, w.radius, dt)
         trains = self.drivetrains
         if trains.vehicle.size:
@@ -162,13 +181,13 @@ class Simulation:
             torque_slope[trains.wheels] = 0.0
 
         # 3. Wheel kinematics: contact-point velocity of each wheel in its own frame.
-        yaw = self.pose[:, 2]
-        local_vx, local_vy = contact_velocities(yaw, self.velocity, w.vehicle, w.x, w.y,
+        yaw = self.body_pose[:, 2]
+        local_vx, local_vy = contact_velocities(yaw, self.body_velocity, w.body, w.x, w.y,
                                                 self._wheel_cos, self._wheel_sin)
 
         # 4. Friction: one vectorised call per friction model -> ground force (wheel frame), new spin.
         if self._region_overrides:
-            wheel_x, wheel_y = wheel_world_positions(self.pose, w.vehicle, w.x, w.y)
+            wheel_x, wheel_y = wheel_world_positions(self.body_pose, w.body, w.x, w.y)
             apply_region_overrides(self._friction_groups, self._region_overrides, wheel_x, wheel_y)
         groups = self._friction_groups
         if len(groups) == 1 and groups[0].all_wheels:
@@ -186,11 +205,12 @@ class Simulation:
 
         # 5. Forces onto bodies: one world-frame force and one torque about the centre of mass per body.
         world_fx, world_fy, torque_z = body_wrenches(force_lon, force_lat, self._wheel_cos, self._wheel_sin,
-                                                     self._arm_x, self._arm_y, w.vehicle, yaw, w.force_x, w.force_y)
+                                                     self._arm_x, self._arm_y, w.body, yaw, w.force_x, w.force_y)
         if self._any_ideal:  # kinematic control: no wheel forces, the body gets its velocity directly
-            world_fx[self._ideal] = world_fy[self._ideal] = torque_z[self._ideal] = 0.0
+            for wrench in (world_fx, world_fy, torque_z):
+                wrench[:self._n][self._ideal] = 0.0
             self._drive_ideal(omega_cmd, wanted, dt)
-        for body, f_x, f_y, t_z in zip(self.box2d.vehicles, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
+        for body, f_x, f_y, t_z in zip(self._bodies, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
             body.ApplyForceToCenter((f_x, f_y), True)
             body.ApplyTorque(t_z, True)
 
@@ -202,11 +222,17 @@ class Simulation:
         self._read_bodies()
         self.acceleration = (self.velocity - previous_velocity) / dt
         w.phi += w.omega * dt
-        integrate_differential_odometry(w.omega, w.radius, w.y, self._left, self._right,
+        integrate_differential_odometry(w.omega, w.radius, w.y, self._differential_odometry, self._left, self._right,
                                         self.odom_pose, self.odom_twist, dt)
+        a = self.articulations
+        if a.count:
+            self._read_pivots()
+            integrate_articulated_odometry(w.omega, w.radius, w.y, a.rear_wheels, a.front_wheels, a.vehicle, a.gamma,
+                                           a.gamma_rate, a.front_length, a.rear_length, self.odom_pose,
+                                           self.odom_twist, dt)
         self.steps += 1
         self.time = self.steps * dt
-        if not (math.isfinite(self.pose.sum()) and math.isfinite(w.omega.sum())):
+        if not (math.isfinite(self.body_pose.sum()) and math.isfinite(w.omega.sum())):
             raise SimulationDiverged(
                 f"non-finite state at t={self.time:.4f} s (step {self.steps}); "
                 "try a smaller <simul_timestep> or check masses and controller gains"
@@ -214,6 +240,27 @@ class Simulation:
         if self.steps % PHI_WRAP_CHECK_STEPS == 0:
             np.remainder(w.phi + math.pi, 2.0 * math.pi, out=w.phi)
             w.phi -= math.pi
+
+    def _steer_articulations(self, wanted: np.ndarray) -> None:
+        """Articulated vehicles: new pivot targets, the pivot motors' speeds, and their wheels' setpoints (the
+        no-slip rolling speeds at the commanded base_link speed, written into `wanted`)."""
+        a, commands = self.articulations, self.commands
+        k = a.vehicle
+        a.target[:] = articulation_targets(commands.v[k], commands.omega[k], commands.steer[k],
+                                           commands.steer_mode[k], a.front_length, a.rear_length, a.max_angle,
+                                           a.target)
+        asked = commands.steer_rate[k]  # a command's steering-rate limit, within the vehicle's own
+        rate = np.where(asked > 0, np.where(a.max_rate > 0, np.minimum(asked, a.max_rate), asked), a.max_rate)
+        speeds = pivot_motor_speeds(a.target, a.gamma, a.gain, rate)
+        for joint, speed in zip(self.box2d.pivots, speeds.tolist()):
+            joint.motorSpeed = speed
+        articulated_wheel_setpoints(commands.v[k], a.gamma, a.gamma_rate, a.front_length, a.rear_length,
+                                    a.rear_wheels, a.front_wheels, self.wheels.y, wanted)
+
+    def _read_pivots(self) -> None:
+        a = self.articulations
+        for j, joint in enumerate(self.box2d.pivots):
+            a.gamma[j], a.gamma_rate[j] = joint.angle, joint.speed
 
     def _solve_wheels(self, group, index, local_vx, local_vy, torque_const, torque_slope):
         """Friction model call for a group of wheels (index None: all wheels), honouring motor torque limits.
@@ -270,9 +317,12 @@ class Simulation:
     # -- state access ---------------------------------------------------------------------------------------
     def body_twist(self) -> np.ndarray:
         """(vx, vy, omega) of each vehicle's reference point in its own frame [m/s, m/s, rad/s]."""
-        c, s = np.cos(self.pose[:, 2]), np.sin(self.pose[:, 2])
-        vx, vy = self.velocity[:, 0], self.velocity[:, 1]
-        return np.stack([c * vx + s * vy, -s * vx + c * vy, self.velocity[:, 2]], axis=1)
+        return local_twist(self.pose, self.velocity)
+
+    @property
+    def unit_pose(self) -> np.ndarray:
+        """(x, y, yaw) of the front unit of each articulated vehicle (origin at its axle) [m, m, rad]."""
+        return self.body_pose[self._n:]
 
     @property
     def collision_now(self) -> np.ndarray:
@@ -293,10 +343,17 @@ class Simulation:
 
     # -- internals ------------------------------------------------------------------------------------------
     def _read_bodies(self) -> None:
-        rows = [b.position.tuple + (b.angle,) + b.linearVelocity.tuple + (b.angularVelocity,)
-                for b in self.box2d.vehicles]
-        self.pose, self.velocity = reference_point_state(np.array(rows, dtype=float).reshape(-1, 6),
-                                                         self.box2d.vehicle_com_local)
+        rows = [b.position.tuple + (b.angle,) + b.linearVelocity.tuple + (b.angularVelocity,) for b in self._bodies]
+        self.body_pose, self.body_velocity = reference_point_state(np.array(rows, dtype=float).reshape(-1, 6),
+                                                                   self.box2d.body_com_local)
+        self.pose, self.velocity = self.body_pose[:self._n], self.body_velocity[:self._n]
+
+
+def local_twist(pose: np.ndarray, velocity: np.ndarray) -> np.ndarray:
+    """(vx, vy, omega) in each body's own frame from world-frame velocities (N, 3) and poses (N, 3)."""
+    c, s = np.cos(pose[:, 2]), np.sin(pose[:, 2])
+    vx, vy = velocity[:, 0], velocity[:, 1]
+    return np.stack([c * vx + s * vy, -s * vx + c * vy, velocity[:, 2]], axis=1)
 
 
 @kernel

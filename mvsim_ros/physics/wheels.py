@@ -14,8 +14,10 @@ from mvsim_ros.world.specs import VehicleSpec
 class WheelArrays:
     """Per-wheel constants and state, all wheels of all vehicles together (length W).
 
-    Geometry is in the vehicle frame (origin at the vehicle reference point): x, y [m], yaw [rad].
-    vehicle: owning vehicle index; side: +1 left, -1 right, 0 other.
+    Geometry is in the frame of the wheel's body (origin at the vehicle reference point, or at the front axle of
+    an articulated vehicle's front unit): x, y [m], yaw [rad].
+    vehicle: owning vehicle index; body: index of the body carrying it (the vehicle's own, or for a front unit
+    vehicle_count + its rank among the articulated vehicles); side: +1 left, -1 right, 0 other.
     State: omega [rad/s] spin rate, phi [rad] spin angle, torque [N m] last motor torque,
     normal_force [N] load, force_x/force_y [N] last ground force in the vehicle frame.
     """
@@ -34,6 +36,7 @@ class WheelArrays:
     torque: np.ndarray
     force_x: np.ndarray
     force_y: np.ndarray
+    body: np.ndarray
 
     @property
     def count(self) -> int:
@@ -42,15 +45,21 @@ class WheelArrays:
 
     @classmethod
     def from_vehicles(cls, vehicles: list[VehicleSpec], gravity: float) -> "WheelArrays":
-        """Build the arrays; loads are uniform: F_z = m_chassis * g / n_wheels (as MVSim)."""
+        """Build the arrays; loads are uniform per body: F_z = m_chassis * g / n_wheels (as MVSim)."""
         rows = []
+        units = 0
         for index, vehicle in enumerate(vehicles):
-            load = vehicle.chassis.mass * gravity / len(vehicle.wheels)
-            for wheel in vehicle.wheels:
-                rows.append(
-                    (index, wheel.side, wheel.x, wheel.y, wheel.yaw, wheel.radius, wheel.mass, wheel.inertia_yy, load)
-                )
-        table = np.array(rows, dtype=float).reshape(-1, 9)
+            chassis_mass, bodies = [vehicle.chassis.mass], [index]
+            if vehicle.articulation is not None:
+                chassis_mass.append(vehicle.articulation.front_chassis.mass)
+                bodies.append(len(vehicles) + units)
+                units += 1
+            on_unit = [sum(1 for w in vehicle.wheels if w.unit == unit) for unit in range(len(bodies))]
+            for wheel in vehicle.wheels:  # in the vehicle's wheel order (indices elsewhere rely on it)
+                load = chassis_mass[wheel.unit] * gravity / on_unit[wheel.unit]
+                rows.append((index, wheel.side, wheel.x, wheel.y, wheel.yaw, wheel.radius, wheel.mass,
+                             wheel.inertia_yy, load, bodies[wheel.unit]))
+        table = np.array(rows, dtype=float).reshape(-1, 10)
         zeros = np.zeros(len(rows))
         return cls(
             vehicle=table[:, 0].astype(np.intp),
@@ -67,6 +76,7 @@ class WheelArrays:
             torque=zeros.copy(),
             force_x=zeros.copy(),
             force_y=zeros.copy(),
+            body=table[:, 9].astype(np.intp),
         )
 
 
@@ -74,8 +84,9 @@ class WheelArrays:
 def contact_velocities(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin):
     """Velocity of each wheel's contact point in the wheel's own frame [m/s] (physics seed 001, section 1).
 
-    yaw[v] [rad] and velocity[v] = (vx, vy, omega) of each vehicle's reference point (world frame);
-    vehicle[w], x[w], y[w]: owner and position of each wheel in the vehicle frame; wheel_cos/sin: of its yaw.
+    yaw[b] [rad] and velocity[b] = (vx, vy, omega) of each body's reference point (world frame);
+    vehicle[w] (the carrying body), x[w], y[w]: each wheel's body and position in the body frame;
+    wheel_cos/sin: of its yaw.
     The wheel centre moves at v_ref + omega x r_w; rotating by -yaw gives the vehicle frame, then by the
     wheel's mounting angle its own frame. Returns (v_x, v_y).
     """

@@ -21,9 +21,10 @@ class CommandSubscriptions:
 
     `<prefix>cmd_vel`: geometry_msgs/Twist, or TwistStamped when `stamped` (Nav2 Jazzy's default); linear.x
     [m/s] and angular.z [rad/s] go to `Simulation.set_twist` (the stamp is not used: commands apply on arrival).
-    `<prefix>ackermann_cmd` (vehicles with Ackermann steering only): ackermann_msgs/AckermannDriveStamped;
-    drive.speed [m/s], drive.steering_angle [rad] (equivalent bicycle-model angle, clipped to the vehicle's
-    limit), drive.steering_angle_velocity [rad/s] (steering rate limit; 0 = the vehicle's own) go to
+    `<prefix>ackermann_cmd` (vehicles with Ackermann or articulated steering only):
+    ackermann_msgs/AckermannDriveStamped; drive.speed [m/s], drive.steering_angle [rad] (equivalent bicycle-model
+    angle, or an articulated vehicle's pivot angle, clipped to the vehicle's limit),
+    drive.steering_angle_velocity [rad/s] (steering rate limit; 0 = the vehicle's own) go to
     `Simulation.set_ackermann`; acceleration and jerk are not used. Messages holding NaN or inf are dropped
     with a throttled warning: the vehicle keeps its last valid command. Both use COMMAND_QOS.
     """
@@ -40,7 +41,7 @@ class CommandSubscriptions:
         self.ackermann_cmd = [
             node.create_subscription(AckermannDriveStamped, prefixes[i] + "ackermann_cmd",
                                      partial(self._on_ackermann, i), COMMAND_QOS)
-            for i in sim.steering.vehicle.tolist()
+            for i in sorted(sim.steering.vehicle.tolist() + sim.articulations.vehicle.tolist())
         ]
 
     def _on_cmd_vel(self, index: int, stamped: bool, msg) -> None:

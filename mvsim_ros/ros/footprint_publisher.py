@@ -1,34 +1,45 @@
-"""Dynamic footprints and trailer frames of vehicles that tow others (through world-file joints).
+"""Dynamic footprints and extra frames of vehicles that tow others (through world-file joints) and of
+articulated vehicles.
 
-For each towing vehicle: `<veh>/footprint` (geometry_msgs/Polygon, what Nav2's costmap subscribes to) and
+For each such vehicle: `<veh>/footprint` (geometry_msgs/Polygon, what Nav2's costmap subscribes to) and
 `<veh>/footprint_stamped` (PolygonStamped in `base_link`, for `subscribe_to_stamped_footprint`), at
-`footprint_publish_rate`; and on `<veh>/tf` the transform base_link -> `<trailer>_base_link` of every vehicle
-in its train, at the odometry rate.
+`footprint_publish_rate`; and on `<veh>/tf`, at the odometry rate, the transform base_link ->
+`<trailer>_base_link` of every vehicle in its train, and for an articulated vehicle base_link ->
+`front_unit_link` (the front unit's axle centre, x forward). An articulated vehicle's footprint is its own two
+units (trailers it tows get their frames, not a place in its outline).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from geometry_msgs.msg import Point32, Polygon, PolygonStamped
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.physics.footprint import relative_pose, towed_vehicles, train_footprint
+from mvsim_ros.physics.footprint import articulated_outline, relative_pose, towed_vehicles, train_footprint
 from mvsim_ros.ros.conversions import planar_transform, sim_time_msg
 from mvsim_ros.ros.qos import TF_QOS, reliable
 from mvsim_ros.schedule import Periodic
 
 
+#: Frame id of an articulated vehicle's front unit (unprefixed, like base_link).
+FRONT_UNIT_FRAME = "front_unit_link"
+
+
 class FootprintPublisher:
-    """Footprint and trailer-frame publishers for the vehicles with trailers."""
+    """Footprint and trailer/front-unit frame publishers for the vehicles with trailers or articulation."""
 
     def __init__(self, node: Node, sim: Simulation, prefixes: list[str], footprint_hz: float, tf_hz: float,
                  base_frame: str = "base_link"):
         self.sim = sim
         self.base_frame = base_frame
         self.trains = towed_vehicles(sim.spec)
+        #: articulated vehicle index -> its rank among them (index into sim.articulations / sim.unit_pose)
+        self.articulated = {int(k): j for j, k in enumerate(sim.articulations.vehicle.tolist())}
+        self.heads = sorted(set(self.trains) | set(self.articulated))
         self._footprint, self._stamped, self._tf = {}, {}, {}
-        for head in self.trains:
+        for head in self.heads:
             prefix = prefixes[head]
             self._footprint[head] = node.create_publisher(Polygon, prefix + "footprint", reliable())
             self._stamped[head] = node.create_publisher(PolygonStamped, prefix + "footprint_stamped", reliable())
@@ -42,7 +53,7 @@ class FootprintPublisher:
 
     def publish_due(self) -> None:
         """Publish what is due at the simulation's current time."""
-        if not self.trains:
+        if not self.heads:
             return
         now = self.sim.time
         if self._tf_timer.due(now):
@@ -52,15 +63,27 @@ class FootprintPublisher:
 
     def _publish_trailer_frames(self) -> None:
         stamp = sim_time_msg(self.sim.time)
-        for head, train in self.trains.items():
+        sim = self.sim
+        for head in self.heads:
             transforms = [planar_transform(stamp, self.base_frame, self.trailer_frame(k),
-                                           relative_pose(self.sim.pose, head, k)) for k in train]
+                                           relative_pose(sim.pose, head, k)) for k in self.trains.get(head, [])]
+            if head in self.articulated:
+                poses = np.vstack([sim.pose[head], sim.unit_pose[self.articulated[head]]])
+                transforms.append(planar_transform(stamp, self.base_frame, FRONT_UNIT_FRAME,
+                                                   relative_pose(poses, 0, 1)))
             self._tf[head].publish(TFMessage(transforms=transforms))
+
+    def outline(self, head: int) -> list[tuple[float, float]]:
+        """Current footprint [m] of vehicle `head` in its base_link, counter-clockwise."""
+        sim = self.sim
+        if head in self.articulated:
+            return articulated_outline(sim.spec.vehicles[head], float(sim.articulations.gamma[self.articulated[head]]))
+        return train_footprint(sim.spec, sim.pose, head, self.trains[head])
 
     def _publish_footprints(self) -> None:
         stamp = sim_time_msg(self.sim.time)
-        for head, train in self.trains.items():
-            outline = train_footprint(self.sim.spec, self.sim.pose, head, train)
+        for head in self.heads:
+            outline = self.outline(head)
             polygon = Polygon(points=[Point32(x=float(x), y=float(y), z=0.0) for x, y in outline])
             self._footprint[head].publish(polygon)
             stamped = PolygonStamped(polygon=polygon)

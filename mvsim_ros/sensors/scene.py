@@ -208,12 +208,22 @@ class Scene:
         bodies = [self._body(vehicle.visual, _base_dir(vehicle, world), vehicle.chassis.shape,
                              vehicle.chassis.zmin, vehicle.chassis.zmax, vehicle.chassis.color,
                              f"vehicle '{vehicle.name}'", note) for vehicle in world.vehicles]
+        # Front units of articulated vehicles, after all vehicles (the order of Simulation.body_pose).
+        units = [v for v in world.vehicles if v.articulation is not None]
+        bodies += [self._body(None, _base_dir(v, world), v.articulation.front_chassis.shape,
+                              v.articulation.front_chassis.zmin, v.articulation.front_chassis.zmax,
+                              v.articulation.front_chassis.color, f"vehicle '{v.name}' front unit", note)
+                   for v in units]
         self.vehicles = [vao for vao, _ in bodies]
         self.vehicle_models = [is_model for _, is_model in bodies]
         self.block_poses = np.array([(b.init_pose.x, b.init_pose.y, b.init_pose.yaw) for b in world.blocks],
                                     dtype=float).reshape(-1, 3)
-        self.vehicle_poses = np.array([(v.init_pose.x, v.init_pose.y, v.init_pose.yaw) for v in world.vehicles],
-                                      dtype=float).reshape(-1, 3)
+        poses = [(v.init_pose.x, v.init_pose.y, v.init_pose.yaw) for v in world.vehicles]
+        for v in units:  # straight ahead of the rear unit, front axle l_r + l_f ahead of base_link
+            ahead = v.articulation.rear_length + v.articulation.front_length
+            yaw = v.init_pose.yaw
+            poses.append((v.init_pose.x + ahead * np.cos(yaw), v.init_pose.y + ahead * np.sin(yaw), yaw))
+        self.vehicle_poses = np.array(poses, dtype=float).reshape(-1, 3)
 
     @staticmethod
     def _ground(world: WorldSpec) -> np.ndarray:
@@ -246,8 +256,8 @@ class Scene:
         return self.ctx.vertex_array(self.program, content, index_buffer=index_buffer, index_element_size=4)
 
     def update(self, sim) -> None:
-        """Take the current poses of vehicles and blocks from a Simulation."""
-        self.vehicle_poses = np.asarray(sim.pose, dtype=float)
+        """Take the current poses of vehicles (articulated front units too) and blocks from a Simulation."""
+        self.vehicle_poses = np.asarray(sim.body_pose, dtype=float)
         self.block_poses = np.asarray(sim.block_poses(), dtype=float)
 
     def draw(self, view: np.ndarray, proj: np.ndarray) -> None:

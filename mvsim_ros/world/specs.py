@@ -85,6 +85,7 @@ class WheelSpec:
     side: int = 0
     driven: bool = True
     visual: object | None = None  # VisualSpec (world/visual_models.py) when the wheel has a <visual>
+    unit: int = 0  # 0: on the chassis; 1: on the front unit of an articulated vehicle (x, y in that unit's frame)
 
     @property
     def radius(self) -> float:
@@ -179,6 +180,39 @@ class JointSpec:
     source: SourceRef | None = None
 
 
+#: Footprint corner parameters of an articulated vehicle (seed 004 names; the "trailer" there is the front unit,
+#: the "tractor" the rear one carrying base_link).
+ARTICULATION_CORNERS = ("trailer_top_left", "trailer_top_right", "tractor_bottom_left", "tractor_bottom_right")
+
+
+@dataclass
+class ArticulationSpec:
+    """Articulated steering (seed 004): two units joined by a powered vertical pivot.
+
+    The vehicle's own chassis is the rear unit; its reference point (base_link) is the rear axle centre. The
+    pivot lies rear_length (l_r) ahead of it, the front axle front_length (l_f) ahead of the pivot; the front
+    unit's frame has its origin at the front axle centre, x forward. gamma = front yaw - rear yaw [rad], > 0 when
+    the front unit points left. max_angle [rad] and max_rate [rad/s] limit gamma; the pivot motor reaches its
+    target at gain [1/s] with at most max_torque [N m]. corners: ARTICULATION_CORNERS -> (x, y) [m] in base_link
+    at gamma = 0 (front unit's front corners, rear unit's rear corners), or None to derive them from the chassis
+    outlines.
+    """
+
+    front_length: float
+    rear_length: float
+    max_angle: float
+    max_rate: float
+    max_torque: float
+    gain: float
+    front_chassis: ChassisSpec
+    corners: dict[str, Point2] | None = None
+
+    @property
+    def pivot_x(self) -> float:
+        """Pivot position along base_link's x axis [m] (= l_r)."""
+        return self.rear_length
+
+
 @dataclass
 class VehicleSpec:
     """One vehicle instance, with its class already merged in.
@@ -203,6 +237,7 @@ class VehicleSpec:
     odometry: dict[str, float] = field(default_factory=dict)
     publish: dict[str, str] = field(default_factory=dict)
     visual: object | None = None
+    articulation: ArticulationSpec | None = None
     source: SourceRef | None = None
 
 

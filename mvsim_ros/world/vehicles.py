@@ -9,6 +9,8 @@ from typing import Callable
 
 from mvsim_ros.world.sensors import group_text, parse_sensor
 from mvsim_ros.world.specs import (
+    ARTICULATION_CORNERS,
+    ArticulationSpec,
     ChassisSpec,
     ControllerSpec,
     DrivetrainSpec,
@@ -35,6 +37,7 @@ class WheelSlot:
     y: float
     side: int
     driven: bool = True
+    unit: int = 0  # 1: on the front unit of an articulated vehicle
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,17 @@ DYNAMICS_CLASSES: dict[str, DynamicsClass] = {
         _ACKERMANN_WHEELS, 500.0, 0.20, 1.40, _ACKERMANN_SHAPE, "#e83000", _ACKERMANN_CONTROLLERS, _ACKERMANN_PARAMS),
     "ackermann_drivetrain": DynamicsClass(
         _ACKERMANN_WHEELS, 500.0, 0.20, 1.40, _ACKERMANN_SHAPE, "#e83000", _ACKERMANN_CONTROLLERS, _ACKERMANN_PARAMS),
+    "articulated": DynamicsClass(
+        {"rl_wheel": WheelSlot(0.0, 0.6, +1), "rr_wheel": WheelSlot(0.0, -0.6, -1),
+         "fl_wheel": WheelSlot(0.0, 0.6, +1, unit=1), "fr_wheel": WheelSlot(0.0, -0.6, -1, unit=1)},
+        400.0, 0.15, 1.2, ((-0.6, -0.7), (0.75, -0.7), (0.75, 0.7), (-0.6, 0.7)), "#f0b000",
+        ("raw", "twist_pid", "front_steer_pid"), {
+            "wheel_separation_front": 1.0, "wheel_separation_rear": 1.0, "max_articulation_deg": 40.0,
+            "max_articulation_rate_deg": 30.0, "pivot_max_torque": 0.0, "pivot_gain": 5.0}),
 }
 DYNAMICS_ALIASES = {"car_ackermann": "ackermann"}
+#: Default outline of an articulated vehicle's front unit, in its own frame (origin at the front axle) [m].
+_ARTICULATED_FRONT_SHAPE = ((-0.75, -0.7), (0.6, -0.7), (0.6, 0.7), (-0.75, 0.7))
 
 #: Pacejka magic-formula coefficients (B, C, D, E) per surface, the same longitudinally and laterally: physics
 #: seed 002 (Colli, Pagani, Panelli, "A Gazebo car simulator ...", package CarCommndsFr, "Compute surface type":
@@ -231,7 +243,7 @@ def _wheels(dynamics_node: XmlNode, info: DynamicsClass) -> list[WheelSpec]:
             by_tag[tag] = child
     wheels = []
     for tag, slot in info.wheels.items():
-        wheel = WheelSpec(name=tag, x=slot.x, y=slot.y, side=slot.side, driven=slot.driven)
+        wheel = WheelSpec(name=tag, x=slot.x, y=slot.y, side=slot.side, driven=slot.driven, unit=slot.unit)
         node = by_tag.get(tag)
         if node is not None:
             _wheel_attributes(wheel, node)
@@ -370,6 +382,8 @@ def _pacejka_params(node: XmlNode, warn: Warn) -> dict[str, float]:
 
 def _dynamics_params(node: XmlNode, info: DynamicsClass, spec: VehicleSpec, warn: Warn) -> None:
     known_children = {"chassis", "controller", "drivetrain", *info.wheels, *(info.wheel_aliases or {})}
+    if spec.dynamics == "articulated":
+        known_children |= {"front_chassis", *ARTICULATION_CORNERS}
     params = dict(info.params)
     for child in node.children:
         if child.tag in params:
@@ -387,8 +401,43 @@ def _dynamics_params(node: XmlNode, info: DynamicsClass, spec: VehicleSpec, warn
         for wheel in spec.wheels:
             if wheel.name in ("fl_wheel", "fr_wheel"):
                 wheel.x, wheel.y = front_x, 0.5 * track * (1 if wheel.name == "fl_wheel" else -1)
+    if spec.dynamics == "articulated":
+        spec.articulation = _articulation(node, params, spec, warn)
     if spec.dynamics == "ackermann_drivetrain" and spec.drivetrain is None:
         raise fail(node, f"ackermann_drivetrain needs <drivetrain type=\"...\"> ({', '.join(DRIVETRAIN_TYPES)})")
+
+
+def _articulation(node: XmlNode, params: dict[str, float], spec: VehicleSpec, warn: Warn) -> ArticulationSpec:
+    """The articulated-steering part of <dynamics class="articulated">: pivot geometry and limits, the front
+    unit's <front_chassis> (as <chassis>), and the optional footprint corners (seed 004) as "x y" tags."""
+    for key in ("wheel_separation_front", "wheel_separation_rear", "max_articulation_deg", "pivot_gain"):
+        if params[key] <= 0:
+            raise fail(node, f"{key} must be > 0, got {params[key]:g}")
+    for key in ("max_articulation_rate_deg", "pivot_max_torque"):
+        if params[key] < 0:
+            raise fail(node, f"{key} must be >= 0, got {params[key]:g}")
+    if params["max_articulation_deg"] >= 90:
+        raise fail(node, f"max_articulation_deg must be below 90, got {params['max_articulation_deg']:g}")
+    front_info = DynamicsClass({}, spec.chassis.mass, spec.chassis.zmin, spec.chassis.zmax,
+                               _ARTICULATED_FRONT_SHAPE, spec.chassis.color, (), {})
+    front = _chassis(node.find("front_chassis"), front_info, warn)
+    corners = {}
+    for tag in ARTICULATION_CORNERS:
+        child = node.find(tag)
+        if child is not None:
+            corners[tag] = parse_floats(child.text, child, f"{tag} 'x y'", 2)
+    if corners and len(corners) != len(ARTICULATION_CORNERS):
+        missing = ", ".join(tag for tag in ARTICULATION_CORNERS if tag not in corners)
+        raise fail(node, f"footprint corners: give all four or none (missing: {missing})")
+    front_length, rear_length = params["wheel_separation_front"], params["wheel_separation_rear"]
+    max_torque = params["pivot_max_torque"]
+    if max_torque == 0:  # enough to swing both units about the pivot against full tyre grip (mu ~ 1)
+        max_torque = (spec.chassis.mass + front.mass) * 9.81 * max(front_length, rear_length)
+    return ArticulationSpec(
+        front_length=front_length, rear_length=rear_length,
+        max_angle=math.radians(params["max_articulation_deg"]),
+        max_rate=math.radians(params["max_articulation_rate_deg"]), max_torque=max_torque,
+        gain=params["pivot_gain"], front_chassis=front, corners=corners or None)
 
 
 def _drivetrain(node: XmlNode, warn: Warn) -> DrivetrainSpec:

@@ -104,7 +104,7 @@ def test_steering_rate_limit():
 
 def test_ackermann_commands_are_refused_for_a_differential_robot():
     sim = Simulation(load_world_string(robot_world_xml()))
-    with pytest.raises(ValueError, match="no Ackermann steering"):
+    with pytest.raises(ValueError, match="no Ackermann or articulated steering"):
         sim.set_ackermann(0, 1.0, 0.1)
 
 

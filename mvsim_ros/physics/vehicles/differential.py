@@ -33,12 +33,14 @@ def odometry_wheel_pairs(wheels: WheelArrays, vehicle_count: int) -> tuple[np.nd
 
 
 @kernel
-def integrate_differential_odometry(omega, radius, y, left, right, odom_pose, odom_twist, dt):
-    """Advance each vehicle's odometry by dt [s] from its wheels' spin rates (midpoint heading).
+def integrate_differential_odometry(omega, radius, y, vehicles, left, right, odom_pose, odom_twist, dt):
+    """Advance the odometry of the listed vehicles by dt [s] from their wheels' spin rates (midpoint heading).
 
-    odom_pose[v] = (x, y, yaw) [m, m, rad] and odom_twist[v] = (v, omega) [m/s, rad/s] are updated in place.
+    left[k], right[k]: vehicle k's odometry wheels; odom_pose[k] = (x, y, yaw) [m, m, rad] and
+    odom_twist[k] = (v, omega) [m/s, rad/s] are updated in place.
     """
-    for k in range(left.size):
+    for j in range(vehicles.size):
+        k = vehicles[j]
         l, r = left[k], right[k]
         v_left = omega[l] * radius[l]
         yaw_rate = (omega[r] * radius[r] - v_left) / (y[l] - y[r])
