@@ -66,7 +66,8 @@ _ACKERMANN_WHEELS = {
 #: max_steer_rate_deg [deg/s]: how fast the steering can turn (0: instantly, as MVSim); not an MVSim tag.
 _ACKERMANN_PARAMS = {"f_wheels_x": 1.3, "f_wheels_d": 2.0, "max_steer_ang_deg": 30.0, "max_steer_rate_deg": 0.0}
 
-#: MVSim's dynamics classes with their defaults (VehicleDifferential.h/.cpp, VehicleAckermann*.cpp).
+#: MVSim's dynamics classes with their defaults (VehicleDifferential.h/.cpp, VehicleAckermann*.cpp), and our
+#: "articulated" (seed 004; not in MVSim): wheels rl/rr on the chassis (rear unit), fl/fr on the front unit.
 DYNAMICS_CLASSES: dict[str, DynamicsClass] = {
     "differential": DynamicsClass(
         {"l_wheel": WheelSlot(0.0, 0.5, +1), "r_wheel": WheelSlot(0.0, -0.5, -1)},
@@ -425,7 +426,7 @@ def _articulation(node: XmlNode, params: dict[str, float], spec: VehicleSpec, wa
     for tag in ARTICULATION_CORNERS:
         child = node.find(tag)
         if child is not None:
-            corners[tag] = parse_floats(child.text, child, f"{tag} 'x y'", 2)
+            corners[tag] = tuple(parse_floats(child.text, child, f"{tag} 'x y'", 2))
     if corners and len(corners) != len(ARTICULATION_CORNERS):
         missing = ", ".join(tag for tag in ARTICULATION_CORNERS if tag not in corners)
         raise fail(node, f"footprint corners: give all four or none (missing: {missing})")

@@ -112,3 +112,22 @@ def test_gridmap_yard_world():
     assert [type(e).__name__ for e in world.elements] == ["PointCloudSpec", "MarkerSpec"]
     assert [round(s.length, 3) for s in world.walls[0].segments] == [4.0, 1.575]
     assert world.lights.enable_shadows is False
+
+
+def test_articulated_world():
+    world = load_world(WORLDS / "articulated.world.xml")
+    assert world.warnings == []
+    assert [v.name for v in world.vehicles] == ["loader", "robot"]
+    loader = world.vehicles[0]
+    a = loader.articulation
+    assert loader.dynamics == "articulated" and loader.controller.kind == "twist_pid"
+    assert (a.front_length, a.rear_length) == (1.5, 1.5)
+    assert a.max_angle == pytest.approx(math.radians(40)) and a.max_rate == pytest.approx(math.radians(25))
+    assert (loader.chassis.mass, a.front_chassis.mass) == (3000.0, 2500.0)
+    assert a.front_chassis.shape[2] == (1.8, -1.25)
+    wheels = [(w.name, w.unit) for w in loader.wheels]
+    assert wheels == [("rl_wheel", 0), ("rr_wheel", 0), ("fl_wheel", 1), ("fr_wheel", 1)]
+    assert a.corners == {"trailer_top_left": (4.8, 1.25), "trailer_top_right": (4.8, -1.25),
+                         "tractor_bottom_left": (-1.6, 1.1), "tractor_bottom_right": (-1.6, -1.1)}
+    assert [s.name for s in loader.sensors] == ["scan"]
+    assert len(world.walls[0].segments) == 4 and len(world.blocks) == 3
