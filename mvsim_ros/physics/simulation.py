@@ -130,8 +130,10 @@ class Simulation:
         self.commands.set_twist(index, float(v), float(omega), self.time)
 
     def set_ackermann(self, index: int, speed: float, steering_angle: float, steering_rate: float = 0.0) -> None:
-        """Speed [m/s] and equivalent front steering angle [rad] for an Ackermann vehicle; steering_rate [rad/s]
-        > 0 limits how fast the steering moves. Raises ValueError for NaN/inf or a vehicle that cannot steer."""
+        """Speed [m/s] and equivalent front steering angle [rad] for an Ackermann vehicle, or base_link speed and
+        pivot angle gamma [rad] for an articulated one; steering_rate [rad/s] > 0 limits how fast the steering
+        moves (within the vehicle's own limit for articulated ones). Raises ValueError for NaN/inf or a vehicle
+        that cannot steer."""
         if index not in self.steering.vehicle and index not in self.articulations.vehicle:
             raise ValueError(f"vehicle '{self.vehicle_names[index]}' has no Ackermann or articulated steering")
         self.commands.set_ackermann(index, float(speed), float(steering_angle), float(steering_rate), self.time)

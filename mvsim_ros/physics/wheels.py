@@ -19,7 +19,7 @@ class WheelArrays:
     vehicle: owning vehicle index; body: index of the body carrying it (the vehicle's own, or for a front unit
     vehicle_count + its rank among the articulated vehicles); side: +1 left, -1 right, 0 other.
     State: omega [rad/s] spin rate, phi [rad] spin angle, torque [N m] last motor torque,
-    normal_force [N] load, force_x/force_y [N] last ground force in the vehicle frame.
+    normal_force [N] load, force_x/force_y [N] last ground force in the frame of the wheel's body.
     """
 
     vehicle: np.ndarray

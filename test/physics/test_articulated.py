@@ -199,3 +199,18 @@ def test_loader_errors_name_the_problem():
         load_world_string(articulated_world(l_f=0))
     with pytest.raises(WorldFileError, match="valid: raw, twist_pid, front_steer_pid"):
         load_world_string(articulated_world(controller="twist_ideal"))
+
+
+def test_the_front_unit_collides_and_counts_for_its_vehicle():
+    # A wall across the path 4 m ahead of base_link: the front unit (its bucket reaching 1.2 + 1.2 + 0.6 m
+    # ahead) hits first and stops the vehicle there; the contact is the vehicle's.
+    wall = ('<block name="wall"><static>true</static><shape><pt>4 -3</pt><pt>4.5 -3</pt><pt>4.5 3</pt>'
+            '<pt>4 3</pt></shape></block>')
+    text = articulated_world().replace("</mvsim_world>", wall + "</mvsim_world>")
+    sim = Simulation(load_world_string(text, file="<articulated wall>"))
+    sim.set_twist(0, 1.0, 0.0)
+    sim.run(4.0)
+    assert sim.take_collisions()[0]
+    front_edge = sim.unit_pose[0, 0] + 0.6  # the front chassis reaches 0.6 m ahead of its axle
+    assert front_edge == pytest.approx(4.0, abs=0.05)
+    assert abs(sim.body_twist()[0, 0]) < 0.05
