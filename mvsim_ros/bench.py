@@ -5,9 +5,10 @@
 
 Cases: differential robots (twist_pid, default friction) 1/10/50, with and without ROS; Ackermann cars
 (twist_front_steer_pid, default friction) 1/10/50; 10 ackermann_drivetrain cars with a torsen_4wd drivetrain
-and Pacejka tyres. Vehicles are spread on an open plane, each driving its own circle, headless and without
-sensors. "ros" adds what the node publishes at its default rates (odometry, ground truth, collision and TF for
-every vehicle at 50 Hz of simulated time, /clock at 100 Hz) on a real DDS participant.
+and Pacejka tyres; with --kind articulated, articulated-steer vehicles (two bodies and a pivot motor each).
+Vehicles are spread on an open plane, each driving its own circle, headless and without sensors. "ros" adds
+what the node publishes at its default rates (odometry, ground truth, collision and TF for every vehicle at
+50 Hz of simulated time, /clock at 100 Hz) on a real DDS participant.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ _CAR_WHEELS = """
       <rr_wheel pos="0 -0.75" mass="15.0" width="0.22" diameter="0.65"/>
       <fl_wheel mass="15.0" width="0.22" diameter="0.65"/> <fr_wheel mass="15.0" width="0.22" diameter="0.65"/>
       <f_wheels_x>2.5</f_wheels_x> <f_wheels_d>1.5</f_wheels_d> <max_steer_ang_deg>35</max_steer_ang_deg>
-      <chassis mass="1200.0" zmin="0.15" zmax="1.45"/>"""
+      <chassis mass="1200.0" zmin="0.15" zmax="1.45"><shape><pt>-0.9 -0.9</pt><pt>3.4 -0.9</pt><pt>3.6 0</pt>
+        <pt>3.4 0.9</pt><pt>-0.9 0.9</pt></shape></chassis>"""
 CAR_CLASS = f"""
   <vehicle:class name="bench_robot">
     <dynamics class="ackermann">{_CAR_WHEELS}
@@ -63,11 +65,27 @@ DRIVETRAIN_CAR_CLASS = f"""
     <friction class="pacejka"><surface>dry</surface><C_damping>1.0</C_damping><C_rr>0.012</C_rr></friction>
   </vehicle:class>
 """
+ARTICULATED_CLASS = """
+  <vehicle:class name="bench_robot">
+    <dynamics class="articulated">
+      <chassis mass="800"/> <front_chassis mass="700"/>
+      <wheel_separation_front>1.2</wheel_separation_front> <wheel_separation_rear>1.2</wheel_separation_rear>
+      <rl_wheel pos="0 0.8" mass="30" width="0.3" diameter="0.8"/>
+      <rr_wheel pos="0 -0.8" mass="30" width="0.3" diameter="0.8"/>
+      <fl_wheel pos="0 0.8" mass="30" width="0.3" diameter="0.8"/>
+      <fr_wheel pos="0 -0.8" mass="30" width="0.3" diameter="0.8"/>
+      <controller class="twist_pid"><KP>3000</KP><KI>500</KI><I_MAX>1</I_MAX><max_torque>3000</max_torque>
+      </controller>
+    </dynamics>
+    <friction class="default"><mu>0.9</mu><C_damping>1.0</C_damping><C_rr>0.01</C_rr></friction>
+  </vehicle:class>
+"""
 #: Benchmark vehicle kinds: name -> (vehicle class XML, circle twist (v [m/s], omega [rad/s]), spacing [m]).
 KINDS = {
     "differential": (ROBOT_CLASS, (0.5, 0.3), 4.0),
     "ackermann": (CAR_CLASS, (2.0, 0.2), 25.0),
     "drivetrain": (DRIVETRAIN_CAR_CLASS, (2.0, 0.2), 25.0),
+    "articulated": (ARTICULATED_CLASS, (1.0, 0.2), 25.0),
 }
 
 
