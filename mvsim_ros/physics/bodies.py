@@ -95,10 +95,9 @@ def _add_vehicle(world: Box2D.b2World, spec: VehicleSpec, index: int, unit: int 
     pose = spec.init_pose
     x, y, yaw = pose.x, pose.y, pose.yaw
     chassis = spec.chassis
-    if unit:  # front unit, straight ahead of the rear one: its axle l_r + l_f ahead of base_link
+    if unit:  # front unit, in line with the rear one
         chassis = spec.articulation.front_chassis
-        ahead = spec.articulation.rear_length + spec.articulation.front_length
-        x, y = x + ahead * math.cos(yaw), y + ahead * math.sin(yaw)
+        x, y, yaw = spec.articulation.front_unit_pose(x, y, yaw)
     body = world.CreateDynamicBody(position=(x, y), angle=yaw, userData=BodyTag("vehicle", index))
     area = abs(signed_area(chassis.shape))
     _polygon_fixtures(body, chassis.shape, chassis.mass / area)

@@ -219,10 +219,7 @@ class Scene:
         self.block_poses = np.array([(b.init_pose.x, b.init_pose.y, b.init_pose.yaw) for b in world.blocks],
                                     dtype=float).reshape(-1, 3)
         poses = [(v.init_pose.x, v.init_pose.y, v.init_pose.yaw) for v in world.vehicles]
-        for v in units:  # straight ahead of the rear unit, front axle l_r + l_f ahead of base_link
-            ahead = v.articulation.rear_length + v.articulation.front_length
-            yaw = v.init_pose.yaw
-            poses.append((v.init_pose.x + ahead * np.cos(yaw), v.init_pose.y + ahead * np.sin(yaw), yaw))
+        poses += [v.articulation.front_unit_pose(v.init_pose.x, v.init_pose.y, v.init_pose.yaw) for v in units]
         self.vehicle_poses = np.array(poses, dtype=float).reshape(-1, 3)
 
     @staticmethod

@@ -212,6 +212,12 @@ class ArticulationSpec:
         """Pivot position along base_link's x axis [m] (= l_r)."""
         return self.rear_length
 
+    def front_unit_pose(self, x: float, y: float, yaw: float) -> tuple[float, float, float]:
+        """World pose (x, y, yaw) [m, m, rad] of the front unit's frame, in line with base_link at (x, y, yaw)
+        (gamma = 0): its axle l_r + l_f ahead."""
+        ahead = self.rear_length + self.front_length
+        return x + ahead * math.cos(yaw), y + ahead * math.sin(yaw), yaw
+
 
 @dataclass
 class VehicleSpec:

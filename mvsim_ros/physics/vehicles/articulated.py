@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mvsim_ros.physics.jit import kernel
+from mvsim_ros.physics.vehicles.odometry import advance_odometry
 from mvsim_ros.world.specs import VehicleSpec
 
 #: Below this forward speed [m/s] a twist's yaw rate cannot be turned into an articulation angle (the formula
@@ -149,12 +150,7 @@ def integrate_articulated_odometry(omega, radius, y, rear_wheels, front_wheels, 
         c, s = math.cos(gamma[j]), math.sin(gamma[j])
         l_f, l_r = front_length[j], rear_length[j]
         yaw_rate = (front_speed * s - l_f * gamma_rate[j] * c) / (l_f * c + l_r)
-        heading = odom_pose[k, 2] + 0.5 * yaw_rate * dt
-        odom_pose[k, 0] += rear_speed * math.cos(heading) * dt
-        odom_pose[k, 1] += rear_speed * math.sin(heading) * dt
-        odom_pose[k, 2] = (odom_pose[k, 2] + yaw_rate * dt + math.pi) % (2.0 * math.pi) - math.pi
-        odom_twist[k, 0] = rear_speed
-        odom_twist[k, 1] = yaw_rate
+        advance_odometry(odom_pose, odom_twist, k, rear_speed, yaw_rate, dt)
 
 
 def articulated_footprint(corners: dict[str, tuple[float, float]], pivot_x: float,

@@ -10,11 +10,11 @@ rigid-body kinematics v_i = v - omega * y_i give
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from mvsim_ros.physics.jit import kernel
+from mvsim_ros.physics.vehicles.odometry import advance_odometry
 from mvsim_ros.physics.wheels import WheelArrays
 
 
@@ -44,10 +44,4 @@ def integrate_differential_odometry(omega, radius, y, vehicles, left, right, odo
         l, r = left[k], right[k]
         v_left = omega[l] * radius[l]
         yaw_rate = (omega[r] * radius[r] - v_left) / (y[l] - y[r])
-        speed = v_left + yaw_rate * y[l]
-        heading = odom_pose[k, 2] + 0.5 * yaw_rate * dt
-        odom_pose[k, 0] += speed * np.cos(heading) * dt
-        odom_pose[k, 1] += speed * np.sin(heading) * dt
-        odom_pose[k, 2] = (odom_pose[k, 2] + yaw_rate * dt + math.pi) % (2.0 * math.pi) - math.pi
-        odom_twist[k, 0] = speed
-        odom_twist[k, 1] = yaw_rate
+        advance_odometry(odom_pose, odom_twist, k, v_left + yaw_rate * y[l], yaw_rate, dt)
