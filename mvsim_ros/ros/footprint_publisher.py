@@ -5,8 +5,10 @@ For each such vehicle: `<veh>/footprint` (geometry_msgs/Polygon, what Nav2's cos
 `<veh>/footprint_stamped` (PolygonStamped in `base_link`, for `subscribe_to_stamped_footprint`), at
 `footprint_publish_rate`; and on `<veh>/tf`, at the odometry rate, the transform base_link ->
 `<trailer>_base_link` of every vehicle in its train, and for an articulated vehicle base_link ->
-`front_unit_link` (the front unit's axle centre, x forward). An articulated vehicle's footprint is its own two
-units (trailers it tows get their frames, not a place in its outline).
+`front_unit_link` (the front unit's axle centre, x forward), with its pivot on `<veh>/joint_states`
+(sensor_msgs/JointState: `articulation_joint`, position gamma [rad], velocity [rad/s], effort empty). An
+articulated vehicle's footprint is its own two units (trailers it tows get their frames, not a place in its
+outline).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from geometry_msgs.msg import Point32, Polygon, PolygonStamped
 from rclpy.node import Node
+from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.physics import Simulation
@@ -25,6 +28,8 @@ from mvsim_ros.schedule import Periodic
 
 #: Frame id of an articulated vehicle's front unit (unprefixed, like base_link).
 FRONT_UNIT_FRAME = "front_unit_link"
+#: Joint name of an articulated vehicle's pivot on `<veh>/joint_states`.
+ARTICULATION_JOINT = "articulation_joint"
 
 
 class FootprintPublisher:
@@ -44,6 +49,8 @@ class FootprintPublisher:
             self._footprint[head] = node.create_publisher(Polygon, prefix + "footprint", reliable())
             self._stamped[head] = node.create_publisher(PolygonStamped, prefix + "footprint_stamped", reliable())
             self._tf[head] = node.create_publisher(TFMessage, prefix + "tf", TF_QOS)
+        self._joint_states = {k: node.create_publisher(JointState, prefixes[k] + "joint_states", reliable())
+                              for k in self.articulated}
         self._footprint_timer = Periodic.at_rate(footprint_hz)
         self._tf_timer = Periodic.at_rate(tf_hz)
 
@@ -71,6 +78,11 @@ class FootprintPublisher:
                 poses = np.vstack([sim.pose[head], sim.unit_pose[self.articulated[head]]])
                 transforms.append(planar_transform(stamp, self.base_frame, FRONT_UNIT_FRAME,
                                                    relative_pose(poses, 0, 1)))
+                j = self.articulated[head]
+                state = JointState(name=[ARTICULATION_JOINT], position=[float(sim.articulations.gamma[j])],
+                                   velocity=[float(sim.articulations.gamma_rate[j])])
+                state.header.stamp = stamp
+                self._joint_states[head].publish(state)
             self._tf[head].publish(TFMessage(transforms=transforms))
 
     def outline(self, head: int) -> list[tuple[float, float]]:

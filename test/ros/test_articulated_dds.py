@@ -8,6 +8,7 @@ import math
 import pytest
 from ackermann_msgs.msg import AckermannDriveStamped
 from geometry_msgs.msg import Polygon, PolygonStamped, Twist
+from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from conftest import REPO
@@ -20,7 +21,7 @@ L_F = L_R = 1.5  # the world's wheel_separation_front / _rear [m]
 @pytest.fixture(scope="module")
 def probe():
     with node_and_probe("articulated_probe", f"world_file:={WORLD}", "realtime_factor:=2.0") as probe:
-        probe.stamped, probe.plain, probe.front = [], [], []
+        probe.stamped, probe.plain, probe.front, probe.joints = [], [], [], []
 
         def on_tf(msg: TFMessage) -> None:
             probe.front.extend(t for t in msg.transforms if t.child_frame_id == "front_unit_link")
@@ -28,6 +29,7 @@ def probe():
         probe.node.create_subscription(PolygonStamped, "/loader/footprint_stamped", probe.stamped.append, 50)
         probe.node.create_subscription(Polygon, "/loader/footprint", probe.plain.append, 50)
         probe.node.create_subscription(TFMessage, "/loader/tf", on_tf, 200)
+        probe.node.create_subscription(JointState, "/loader/joint_states", probe.joints.append, 200)
         probe.cmd = probe.node.create_publisher(Twist, "/loader/cmd_vel", 10)
         probe.ackermann = probe.node.create_publisher(AckermannDriveStamped, "/loader/ackermann_cmd", 10)
         assert probe.wait_for(lambda: len(probe.stamped) > 2 and probe.front, timeout=30.0), "no footprint/TF"
@@ -76,3 +78,8 @@ def test_ackermann_cmd_sets_the_pivot_angle(probe):
     gamma = pivot_angle(probe.front[-1])
     assert gamma == pytest.approx(-0.3, abs=math.radians(0.5))
     assert_front_unit_frame_matches(probe.front[-1], gamma)
+    state = probe.joints[-1]
+    assert state.name == ["articulation_joint"]
+    assert state.position[0] == pytest.approx(-0.3, abs=math.radians(0.5))
+    assert state.velocity[0] == pytest.approx(0.0, abs=0.01)  # settled
+    assert state.header.stamp.sec > 0  # simulated time
