@@ -104,6 +104,8 @@ class BatchPublisher:
         #: Messages the middleware refused so far (e.g. while the ROS context shuts down).
         self.failures = 0
         self._kernel = _publish_kernel()
+        if not all(hasattr(pub.handle, "pointer") for pubs, _ in self._streams for pub in pubs):
+            self._kernel = None  # an rclpy without the rcl handle's address: publish through rclpy
         if self._kernel is None:
             self._raw = [(pub.handle.publish_raw, store[i]) for pubs, store in self._streams
                          for i, pub in enumerate(pubs)]
