@@ -141,8 +141,7 @@ def measure(robots: int, wall_seconds: float, with_ros: bool, timestep: float = 
     if not rclpy.ok():
         rclpy.init()
     node = rclpy.create_node(f"mvsim_bench_{robots}")
-    publishers = SimPublishers(node, sim)
-    publish = publishers.publish_due
+    publish = SimPublishers(node, sim).publish_due
     time.sleep(1.0)
     for _ in range(int(0.5 / sim.dt)):
         sim.step()

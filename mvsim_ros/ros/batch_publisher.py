@@ -15,7 +15,7 @@ forth at every event costs more than the publishing it moves off the simulation 
 
 from __future__ import annotations
 
-import threading
+import functools
 from typing import Callable, Sequence
 
 import numpy as np
@@ -75,15 +75,10 @@ def _compile_publish_kernel() -> Callable[[np.ndarray, np.ndarray], int] | None:
     return publish_all
 
 
-_KERNEL_LOCK = threading.Lock()
-_KERNEL: list = []  # compiled once per process (None when rcl cannot be reached)
-
-
+@functools.cache
 def _publish_kernel() -> Callable[[np.ndarray, np.ndarray], int] | None:
-    with _KERNEL_LOCK:
-        if not _KERNEL:
-            _KERNEL.append(_compile_publish_kernel())
-        return _KERNEL[0]
+    """_compile_publish_kernel(), once per process."""
+    return _compile_publish_kernel()
 
 
 class BatchPublisher:

@@ -75,10 +75,10 @@ class FootprintPublisher:
             transforms = [planar_transform(stamp, self.base_frame, self.trailer_frame(k),
                                            relative_pose(sim.pose, head, k)) for k in self.trains.get(head, [])]
             if head in self.articulated:
-                poses = np.vstack([sim.pose[head], sim.unit_pose[self.articulated[head]]])
+                j = self.articulated[head]
+                poses = np.vstack([sim.pose[head], sim.unit_pose[j]])
                 transforms.append(planar_transform(stamp, self.base_frame, FRONT_UNIT_FRAME,
                                                    relative_pose(poses, 0, 1)))
-                j = self.articulated[head]
                 state = JointState(name=[ARTICULATION_JOINT], position=[float(sim.articulations.gamma[j])],
                                    velocity=[float(sim.articulations.gamma_rate[j])])
                 state.header.stamp = stamp

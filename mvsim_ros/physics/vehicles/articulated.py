@@ -35,13 +35,12 @@ STANDSTILL_SPEED = 1e-3
 
 @dataclass
 class Articulations:
-    """Articulated vehicles: their indices, the body index of their front units (after all vehicles' bodies),
-    pivot geometry (front_length l_f, rear_length l_r [m]) and limits (max_angle [rad], max_rate [rad/s], 0: no
-    rate limit; gain [1/s]), wheel indices (rear/front: columns left, right), and the pivot state: gamma [rad],
-    gamma_rate [rad/s] (measured), target [rad] (what the pivot controller aims at)."""
+    """Articulated vehicles: their indices, pivot geometry (front_length l_f, rear_length l_r [m]) and limits
+    (max_angle [rad], max_rate [rad/s], 0: no rate limit; gain [1/s]), wheel indices (rear/front: columns left,
+    right), and the pivot state: gamma [rad], gamma_rate [rad/s] (measured), target [rad] (what the pivot
+    controller aims at). The front units' bodies follow all vehicles' bodies, in this order (WheelArrays.body)."""
 
     vehicle: np.ndarray
-    body: np.ndarray
     front_length: np.ndarray
     rear_length: np.ndarray
     max_angle: np.ndarray
@@ -57,7 +56,6 @@ class Articulations:
     def build(cls, vehicles: list[VehicleSpec], offsets: list[int]) -> "Articulations":
         """From the world's vehicles; `offsets[k]` is the index of vehicle k's first wheel."""
         rows, rear, front = [], [], []
-        count = len(vehicles)
         for k, v in enumerate(vehicles):
             a = v.articulation
             if a is None:
@@ -65,11 +63,11 @@ class Articulations:
             names = [w.name for w in v.wheels]
             rear.append([offsets[k] + names.index("rl_wheel"), offsets[k] + names.index("rr_wheel")])
             front.append([offsets[k] + names.index("fl_wheel"), offsets[k] + names.index("fr_wheel")])
-            rows.append((k, count + len(rows), a.front_length, a.rear_length, a.max_angle, a.max_rate, a.gain))
-        t = np.array(rows, dtype=float).reshape(-1, 7)
+            rows.append((k, a.front_length, a.rear_length, a.max_angle, a.max_rate, a.gain))
+        t = np.array(rows, dtype=float).reshape(-1, 6)
         n = len(rows)
-        return cls(t[:, 0].astype(np.intp), t[:, 1].astype(np.intp), t[:, 2].copy(), t[:, 3].copy(),
-                   t[:, 4].copy(), t[:, 5].copy(), t[:, 6].copy(), np.array(rear, dtype=np.intp).reshape(-1, 2),
+        return cls(t[:, 0].astype(np.intp), t[:, 1].copy(), t[:, 2].copy(), t[:, 3].copy(), t[:, 4].copy(),
+                   t[:, 5].copy(), np.array(rear, dtype=np.intp).reshape(-1, 2),
                    np.array(front, dtype=np.intp).reshape(-1, 2), np.zeros(n), np.zeros(n), np.zeros(n))
 
     @property
