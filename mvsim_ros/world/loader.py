@@ -162,6 +162,7 @@ def _build(raw_root: XmlNode, file: str, random_seed: int, allow_shell: bool) ->
     preprocessor = Preprocessor(rng=np.random.default_rng(random_seed), allow_shell=allow_shell)
     root = preprocessor.expand(raw_root, {}, (file,))
     builder = _WorldBuilder(file, preprocessor)
+    builder.world.warnings.extend(preprocessor.warnings)  # file-reading warnings (MVSim leniencies), first
     try:
         for node in root.children:
             builder.add(node)

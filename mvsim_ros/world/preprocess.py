@@ -2,8 +2,10 @@
 
 What it understands (as MVSim does, plus a few safety rules):
 - ``<include file="..." key="value"/>``: the file (path relative to the including file) is parsed and put in
-  place; its extra attributes are variables inside that file only. Nesting depth is limited and cycles are
-  reported with the chain of files.
+  place; its extra attributes are variables inside that file only. As in MVSim, every top-level element of
+  the included file is put in place, in order (a file may hold several ``<vehicle:class>``, for instance);
+  top-level ``<variable>``, ``<include>``, ``<for>`` and ``<if>`` work there as anywhere. Nesting depth of
+  includes is limited and cycles are reported with the chain of files.
 - ``<variable name="..." value="..."/>``: defines a variable for everything after it in document order.
 - ``<for var="i" from="1" to="4">...</for>``: the children are repeated for i = from..to (inclusive).
 - ``<if condition="...">...</if>``: the children are kept when the condition evaluates to non-zero.
@@ -14,6 +16,11 @@ What it understands (as MVSim does, plus a few safety rules):
   caller allows it, e.g. the node parameter ``allow_shell_in_world``). Like MVSim, substitution repeats until the
   text stops changing (at most 10 rounds), so one construct may produce another.
 - ``${NAME}`` and ``${PARENT_NAME}`` are left in place here: the vehicle, block and sensor builders know them.
+
+Warnings from reading the files (leniencies MVSim accepts and XML does not, see xml_tree.py) are collected in
+`Preprocessor.warnings`, each once, for the loader to add to the world's warnings. Element nesting is bounded
+across includes too (`MAX_NESTING_DEPTH` levels in all), so deep trees give a located error, not a
+RecursionError.
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ import numpy as np
 from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.expressions import ExpressionError, evaluate
 from mvsim_ros.world.values import fail
-from mvsim_ros.world.xml_tree import XmlNode, parse_xml_bytes
+from mvsim_ros.world import xml_tree
+from mvsim_ros.world.xml_tree import MAX_NESTING_DEPTH, XmlDocument, XmlNode, parse_xml_bytes, parse_xml_document
 
 MAX_INCLUDE_DEPTH = 16
 MAX_LOOP_ITERATIONS = 10_000
@@ -48,11 +56,23 @@ _COMMAND = re.compile(r"\$\(([^)]*)\)")
 
 @dataclass
 class Preprocessor:
-    """Expansion state: the seeded generator for rand()/randn(), the shell policy, and an element budget."""
+    """Expansion state: the seeded generator for rand()/randn(), the shell policy, an element budget, the
+    files read so far (each is parsed once however often it is included) and the warnings of reading them."""
 
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     allow_shell: bool = False
     elements: int = 0
+    warnings: list[str] = field(default_factory=list)
+    _depth: int = field(default=0, init=False, repr=False)
+    _documents: dict[str, XmlDocument] = field(default_factory=dict, init=False, repr=False)
+    _warned: set[str] = field(default_factory=set, init=False, repr=False)
+
+    def note(self, warnings: tuple[str, ...] | list[str]) -> None:
+        """Add file-reading warnings (``file:line: <tag>: ...``) to `warnings`, each text once."""
+        for warning in warnings:
+            if warning not in self._warned:
+                self._warned.add(warning)
+                self.warnings.append(warning)
 
     # -- text ---------------------------------------------------------------------------------------------------
     def substitute(self, text: str, variables: dict[str, str], node: XmlNode,
@@ -130,6 +150,8 @@ class Preprocessor:
         `chain` lists the files being included, outermost first, for cycle detection and error messages.
         """
         self._count(node)
+        if node.parse_warnings:
+            self.note(node.parse_warnings)
         out = XmlNode(
             tag=node.tag,
             attrib={k: self.substitute(v, variables, node) for k, v in node.attrib.items()},
@@ -143,26 +165,35 @@ class Preprocessor:
     def expand_children(self, children: list[XmlNode], variables: dict[str, str],
                         chain: tuple[str, ...]) -> list[XmlNode]:
         """Expand a list of sibling nodes; <variable>, <for>, <if> and <include> are replaced by what they give."""
-        out: list[XmlNode] = []
-        for child in children:
-            if child.tag == "variable":
-                name = child.attrib.get("name", "").strip()
-                if not name or "value" not in child.attrib:
-                    raise fail(child, "expected attributes name=\"...\" and value=\"...\"")
-                variables[name] = self.substitute(child.attrib["value"], variables, child)
-            elif child.tag == "include":
-                out.append(self._include(child, variables, chain))
-            elif child.tag == "for":
-                out.extend(self._loop(child, variables, chain))
-            elif child.tag == "if":
-                condition = child.attrib.get("condition")
-                if condition is None:
-                    raise fail(child, "expected attribute condition=\"...\"")
-                if self.evaluate_condition(condition, variables, child):
-                    out.extend(self.expand_children(child.children, variables, chain))
-            else:
-                out.append(self.expand(child, variables, chain))
-        return out
+        if not children:
+            return []
+        if self._depth >= MAX_NESTING_DEPTH:  # the children would sit one level deeper than the limit
+            raise fail(children[0], f"elements nested deeper than {MAX_NESTING_DEPTH} levels (counting <for>, <if> "
+                                    "and included files)")
+        self._depth += 1
+        try:
+            out: list[XmlNode] = []
+            for child in children:
+                if child.tag == "variable":
+                    name = child.attrib.get("name", "").strip()
+                    if not name or "value" not in child.attrib:
+                        raise fail(child, "expected attributes name=\"...\" and value=\"...\"")
+                    variables[name] = self.substitute(child.attrib["value"], variables, child)
+                elif child.tag == "include":
+                    out.extend(self._include(child, variables, chain))
+                elif child.tag == "for":
+                    out.extend(self._loop(child, variables, chain))
+                elif child.tag == "if":
+                    condition = child.attrib.get("condition")
+                    if condition is None:
+                        raise fail(child, "expected attribute condition=\"...\"")
+                    if self.evaluate_condition(condition, variables, child):
+                        out.extend(self.expand_children(child.children, variables, chain))
+                else:
+                    out.append(self.expand(child, variables, chain))
+            return out
+        finally:
+            self._depth -= 1
 
     def _loop(self, node: XmlNode, variables: dict[str, str], chain: tuple[str, ...]) -> list[XmlNode]:
         for key in ("var", "from", "to"):
@@ -188,7 +219,8 @@ class Preprocessor:
             out.extend(self.expand_children(node.children, variables, chain))
         return out
 
-    def _include(self, node: XmlNode, variables: dict[str, str], chain: tuple[str, ...]) -> XmlNode:
+    def _include(self, node: XmlNode, variables: dict[str, str], chain: tuple[str, ...]) -> list[XmlNode]:
+        """The expanded top-level elements of the file an <include> names, in order."""
         raw = node.attrib.get("file")
         if not raw:
             raise fail(node, "expected attribute file=\"...\"")
@@ -205,7 +237,20 @@ class Preprocessor:
         for key, value in node.attrib.items():
             if key != "file":
                 local[key] = self.substitute(value, variables, node)
-        return self.expand(load_file_tree(path), local, (*chain, str(path)))
+        document = self._document(path)
+        self.note(document.warnings)
+        if len(document.roots) > 1:
+            second = document.roots[1]
+            self.note([f"{second.file}:{second.line}: <{second.tag}>: the included file holds "
+                       f"{len(document.roots)} top-level elements; all are used, as MVSim does (XML allows one)"])
+        return self.expand_children(document.roots, local, (*chain, str(path)))
+
+    def _document(self, path: Path) -> XmlDocument:
+        """The parsed file at `path` (parsed on first use; the trees are never modified, expansion copies)."""
+        key = str(path)
+        if key not in self._documents:
+            self._documents[key] = load_file_document(path)
+        return self._documents[key]
 
     def _count(self, node: XmlNode) -> None:
         self.elements += 1
@@ -232,9 +277,22 @@ def format_number(value: float) -> str:
 
 
 def load_file_tree(path: Path) -> XmlNode:
-    """Read and parse one XML file."""
+    """Read and parse a world file: its root element (later top-level elements are ignored with a warning, on
+    the root's `parse_warnings`, as MVSim reads only the first)."""
+    return parse_xml_bytes(_read(path), str(path))
+
+
+def load_file_document(path: Path) -> XmlDocument:
+    """Read and parse an included file: all its top-level elements and the warnings of reading it."""
+    return parse_xml_document(_read(path), str(path))
+
+
+def _read(path: Path) -> bytes:
+    """The bytes of `path`, refusing files over the size limit before reading them."""
     try:
-        data = path.read_bytes()
+        size = path.stat().st_size
+        if size > xml_tree.MAX_FILE_BYTES:
+            raise WorldFileError(xml_tree.size_limit_message(size), file=str(path))
+        return path.read_bytes()
     except OSError as exc:
         raise WorldFileError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
-    return parse_xml_bytes(data, str(path))

@@ -53,6 +53,63 @@ def test_functions(text, expected):
     assert evaluate(text) == pytest.approx(expected, abs=1e-15, rel=1e-15)
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("sinh(0)", 0.0), ("cosh(0)", 1.0), ("tanh(0)", 0.0), ("sinh(1)", math.sinh(1)), ("tanh(-2)", math.tanh(-2)),
+    ("asinh(0)", 0.0), ("acosh(1)", 0.0), ("atanh(0.5)", math.atanh(0.5)),
+    ("cot(pi/4)", 1 / math.tan(math.pi / 4)), ("sec(0)", 1.0), ("csc(pi/2)", 1.0), ("sec(pi)", -1.0),
+    ("sinc(0)", 1.0), ("sinc(pi/2)", 2 / math.pi),
+    ("log2(8)", 3.0), ("log2(0.25)", -2.0), ("logn(81, 3)", math.log(81) / math.log(3)),
+    ("logn(1000, 10)", math.log(1000) / math.log(10)),
+    ("log1p(0)", 0.0), ("expm1(0)", 0.0), ("erf(0)", 0.0), ("erf(1)", math.erf(1)), ("erf(-1)", -math.erf(1)),
+    ("erfc(0)", 1.0), ("ncdf(0)", 0.5), ("ncdf(1.96)", 0.5 * math.erfc(-1.96 / math.sqrt(2))),
+    ("root(27, 3)", 27 ** (1 / 3)), ("root(16, 4)", 2.0), ("root(-8, 3)", -2.0), ("root(-32, 5)", -2.0),
+    ("root(2, 0.5)", 4.0), ("hypot(3, 4)", 5.0), ("hypot(-5, 12)", 13.0), ("mod(7, 3)", 1.0), ("mod(-7, 3)", -1.0),
+    ("sgn(-3.5)", -1.0), ("sgn(0)", 0.0), ("sgn(2e-300)", 1.0),
+    ("trunc(2.7)", 2.0), ("trunc(-2.7)", -2.0), ("frac(2.75)", 0.75), ("frac(-1.25)", -0.25), ("frac(3)", 0.0),
+    ("roundn(3.14159, 2)", 3.14), ("roundn(-2.5, 0)", -3.0), ("roundn(1.25, 1)", 1.3), ("roundn(7.5, -3)", 8.0),
+    ("clamp(0, 5, 3)", 3.0), ("clamp(0, -1, 3)", 0.0), ("clamp(0, 2.5, 3)", 2.5),
+    ("inrange(0, 3, 3)", 1.0), ("inrange(0, 0, 3)", 1.0), ("inrange(0, 3.5, 3)", 0.0), ("inrange(0, -1, 3)", 0.0),
+    ("equal(1, 1 + 1e-11)", 1.0), ("equal(1, 1 + 1e-9)", 0.0), ("equal(1e20, 1e20 + 1e9)", 1.0),
+    ("equal(0.1 + 0.2, 0.3)", 1.0), ("0.1 + 0.2 == 0.3", 0.0), ("not_equal(0.1 + 0.2, 0.3)", 0.0),
+    ("not_equal(1, 2)", 1.0),
+    ("min(4, 2, 8, 3)", 2.0), ("max(4, 2, 8, 3)", 8.0), ("sum(1, 2, 3, 4)", 10.0), ("sum(5)", 5.0),
+    ("avg(1, 2, 3, 4)", 2.5), ("avg(7)", 7.0), ("mul(2, 3, 4)", 24.0), ("mand(1, 2, 3)", 1.0),
+    ("mand(1, 0, 3)", 0.0), ("mor(0, 0, -1)", 1.0), ("mor(0, 0)", 0.0),
+])
+def test_exprtk_functions(text, expected):
+    assert evaluate(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1 xor 1", 0.0), ("1 xor 0", 1.0), ("0 xor 0", 0.0), ("2 xor -3", 0.0),
+    ("1 xnor 1", 1.0), ("0 xnor 1", 0.0), ("1 nand 1", 0.0), ("1 nand 0", 1.0), ("0 nor 0", 1.0), ("0 nor 5", 0.0),
+    ("1 & 0", 0.0), ("1 & 2", 1.0), ("0 | 0", 0.0), ("0 | 3", 1.0),
+    ("1 xor 1 and 0", 1.0), ("0 and 1 nand 1", 1.0), ("1 or 1 xor 1", 0.0), ("1 <> 1", 0.0), ("1 <> 2", 1.0),
+    ("2 <= 2 and 3 >= 4", 0.0), ("2 != 3 or 0", 1.0), ("not (1 xor 0)", 0.0),
+])
+def test_exprtk_logical_operators(text, expected):
+    assert evaluate(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("if(1 < 2, 3, 4)", 3.0), ("if(0, 3, 4)", 4.0), ("if(-0.5, 3, 4)", 3.0), ("if(x <= 3 or x >= 6, 1, 0)", 1.0),
+    ("if(x > 3 and x < 6, 1, 0)", 0.0), ("2 * if(x == 2, 10, 20) + 1", 21.0), ("if(1, if(0, 5, 6), 7)", 6.0),
+    ("if(x != 0, 1 / x, 0)", 0.5), ("if(z != 0, 1 / z, -1)", -1.0), ("if(z, sqrt(-1), log(1))", 0.0),
+    ("if(0, if(1, 1/0, 2), 8)", 8.0), ("if(1, 9, 10^400)", 9.0),
+])
+def test_if_evaluates_only_the_chosen_value(text, expected):
+    assert evaluate(text, {"x": 2, "z": 0}) == expected
+
+
+def test_if_draws_random_numbers_only_in_the_taken_branch():
+    rng = np.random.default_rng(11)
+    assert evaluate("if(0, rand(), 5) + if(1, 0, randn() + unifrnd(1, 2) + randomize(3))", rng=rng) == 5.0
+    assert evaluate("if(1, rand(), rand() + rand())", rng=rng) == np.random.default_rng(11).random()
+    reference = np.random.default_rng(11)
+    reference.random()
+    assert evaluate("rand()", rng=rng) == reference.random()
+
+
 def test_constants():
     assert evaluate("pi") == math.pi
     assert evaluate("e") == math.e
@@ -146,7 +203,7 @@ def test_random_functions_without_a_generator(text):
     ("'x'", "unexpected character \"'\"", 1), ('"x"', "unexpected character '\"'", 1),
     ("1;2", "unexpected character ';'", 2), ("x @ y", "unexpected character '@'", 3),
     ("$x", "unexpected character '$'", 1), ("`1`", "unexpected character '`'", 1),
-    ("{1}", "unexpected character '{'", 1), ("1 & 2", "unexpected character '&'", 3),
+    ("{1}", "unexpected character '{'", 1), ("1 ~ 2", "unexpected character '~'", 3),
     ("x(1)", "'x' is not a function", 1), ("pi(1)", "'pi' is not a function", 1),
     ("sin", "must be called with parentheses", 1), ("sin 1", "must be called with parentheses", 1),
     ("sin()", "sin() takes exactly 1 argument, got 0", 1), ("cos(1, 2)", "takes exactly 1 argument, got 2", 1),
@@ -160,6 +217,15 @@ def test_random_functions_without_a_generator(text):
     ("10^400", "too large", 3), ("pow(10, 400)", "too large", 1), ("exp(1000)", "too large", 1),
     ("1e308 * 10", "not a finite number", 7), ("1e308 + 1e308", "not a finite number", 7),
     ("1e400", "out of range", 1), ("randomize(-1)", "must not be negative", 1),
+    ("root(-8, 2)", "root() is undefined for (-8, 2)", 1), ("root(-8, 2.5)", "undefined", 1),
+    ("root(8, 0)", "division by zero", 1), ("logn(8, 1)", "division by zero", 1), ("log2(0)", "undefined", 1),
+    ("cot(0)", "division by zero", 1), ("csc(0)", "division by zero", 1), ("acosh(0.5)", "undefined", 1),
+    ("atanh(1)", "undefined", 1), ("avg()", "takes at least 1 argument", 1), ("clamp(1, 2)", "exactly 3", 1),
+    ("if(1, 2)", "expected ',' after the second argument of if(condition, value if true, value if false)", 8),
+    ("if(1, 2, 3, 4)", "expected ')' after the third argument", 11), ("if(1)", "',' after the condition", 5),
+    ("if", "must be called with parentheses", 1), ("if(0, nope, 1)", "unknown name 'nope'", 7),
+    ("if(0, sin(1, 2), 1)", "sin() takes exactly 1 argument", 7), ("if(1, 1/0, 1)", "division by zero", 8),
+    ("x xor", "found 'end of expression'", 6),
 ])
 def test_errors_name_what_and_where(text, message, column):
     with pytest.raises(ExpressionError) as info:
