@@ -30,6 +30,7 @@ setup(
     entry_points={
         "console_scripts": [
             "mvsim_node = mvsim_ros.ros.node:main",
+            "mvsim_fetch_models = mvsim_ros.fetch_models:main",
         ],
     },
 )

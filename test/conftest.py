@@ -50,6 +50,17 @@ def robot_world_xml(
 """
 
 
+@pytest.fixture(autouse=True, scope="session")
+def offline_resource_cache(tmp_path_factory):
+    """The whole session runs offline with its own resource cache (MVSIM_OFFLINE=1, MVSIM_STORAGE_DIR = a temporary
+    folder): no test touches $HOME/.cache or the internet, node subprocesses included (they inherit the
+    environment). Tests that download from a local server override both with monkeypatch."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MVSIM_STORAGE_DIR", str(tmp_path_factory.mktemp("mvsim-storage")))
+        patch.setenv("MVSIM_OFFLINE", "1")
+        yield
+
+
 @pytest.fixture
 def write_world(tmp_path):
     """Write world XML text to a temporary file and return its path."""

@@ -6,7 +6,11 @@ elsewhere), plus the top-level ``<gui>``, ``<georeference>``, ``<lights>``, ``<w
 Conventions (as in :mod:`mvsim_ros.world.specs`): SI units; values MVSim reads in degrees are stored in radians
 in fields whose names end in ``_rad``; colours are ``'#rrggbb'`` strings (``'#rrggbbaa'`` when the file gives an
 alpha); local file paths are absolute :class:`~pathlib.Path` objects, resolved against the directory of the
-XML file that names them; remote resources (``http://``, ``https://``) are kept as URL strings, never fetched.
+XML file that names them. Where MVSim resolves a file through its remote-resources manager (textures, skybox
+faces, ``<walls><model_uri>``), remote resources (``http://``, ``https://``) are kept as URL strings and files
+inside a local zip as absolute ``/dir/models.zip/inner/file`` strings: not fetched or extracted while parsing
+(this version does not draw textures); :func:`mvsim_ros.world.resources.resolve_uri` turns either into a local
+file when it is used. Tags MVSim reads only locally (elevation images, DEM and point-cloud files) refuse URLs.
 
 Tag names, defaults and semantics follow MVSim's own sources (``modules/simulator/src/WorldElements/*.cpp``,
 ``World.h``, ``World_gui.cpp``, ``World_walls.cpp``, ``World_load_xml.cpp``). Child tags that MVSim accepts but
@@ -28,6 +32,7 @@ from typing import Any, Callable, Union
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from mvsim_ros.world.resources import is_remote_uri, local_zip_parts, zip_member_problem
 from mvsim_ros.world.specs import Pose3, SourceRef
 from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_floats, positive
 from mvsim_ros.world.xml_tree import XmlNode
@@ -60,7 +65,6 @@ KNOWN_PROPERTIES: dict[str, type] = {"friction_mu": float, "friction_C_rr": floa
 
 # Tags that MVSim's Simulable base class reads for planes; this version keeps them without using them.
 _SIMULABLE_KEPT = frozenset({"init_vel", "publish", "animation", "skip_elevation_adjust"})
-_REMOTE_PREFIXES = ("http://", "https://")
 
 
 class WorldFileWarning(UserWarning):
@@ -340,7 +344,8 @@ class PropertyRegionSpec:
 
 @dataclass
 class SkyBoxSpec:
-    """``skybox``: six background textures. textures: the pattern (absolute path or URL) with one ``%s``."""
+    """``skybox``: six background textures. textures: the pattern (absolute path, URL or local-zip string) with
+    one ``%s``."""
 
     source: SourceRef
     textures: str
@@ -348,7 +353,7 @@ class SkyBoxSpec:
     kept: list[KeptTag] = field(default_factory=list)
 
     def faces(self) -> dict[str, Path | str]:
-        """Each face name (Up, Right, Left, Front, Down, Back) -> its texture path or URL."""
+        """Each face name (Up, Right, Left, Front, Down, Back) -> its texture path, URL or local-zip string."""
         return {face: _as_resource(self.textures.replace("%s", face)) for face in SKYBOX_FACES}
 
 
@@ -665,6 +670,9 @@ def parse_walls(node: XmlNode, warn: Warn | None = None) -> WallsSpec:
     elif model_node is not None:
         if isinstance(walls.model_uri, Path) and not walls.model_uri.is_file():
             raise fail(model_node, f"walls model file not found: {walls.model_uri}")
+        problem = _zip_resource_problem(walls.model_uri)
+        if problem:
+            raise fail(model_node, f"walls model: {problem}")
         warn(model_node, "walls from a 3D model file: not used by this version (no wall boxes built); kept")
     else:
         raise fail(node, "<walls> needs a <shape> with <pt> point pairs, or a <model_uri>")
@@ -799,8 +807,8 @@ def _elevation_map(node: XmlNode, warn: Warn, context: str) -> ElevationMapSpec:
         # MVSim centres the mesh on the origin unless a corner is given:
         spec.corner_min_x = values.get("corner_min_x", -0.5 * (heights.shape[0] - 1) * resolution)
         spec.corner_min_y = values.get("corner_min_y", -0.5 * (heights.shape[1] - 1) * resolution)
-    if isinstance(spec.texture_image, Path) and not spec.texture_image.is_file():
-        warn(tag_nodes["texture_image"], f"texture file not found: {spec.texture_image}")
+    if "texture_image" in tag_nodes:
+        _warn_missing_texture(tag_nodes["texture_image"], spec.texture_image, warn)
     return spec
 
 
@@ -932,6 +940,9 @@ def _skybox(node: XmlNode, warn: Warn, context: str) -> SkyBoxSpec:
     for face, where in spec.faces().items():
         if isinstance(where, Path) and not where.is_file():
             raise fail(pattern_node, f"skybox texture for face '{face}' not found: {where}")
+        problem = _zip_resource_problem(where)
+        if problem:
+            raise fail(pattern_node, f"skybox texture for face '{face}': {problem}")
     return spec
 
 
@@ -1278,7 +1289,7 @@ def _local_path(node: XmlNode) -> Path:
     text = node.text.strip()
     if not text:
         raise fail(node, f"{node.tag}: expected a file name")
-    if text.startswith(_REMOTE_PREFIXES):
+    if is_remote_uri(text):
         raise fail(node, f"{node.tag}: MVSim reads this file locally; a URL is not accepted here, got {text!r}")
     if text.startswith("file://"):
         text = text[len("file://"):]
@@ -1289,23 +1300,40 @@ def _local_path(node: XmlNode) -> Path:
 
 
 def _resource(node: XmlNode) -> Path | str:
-    """A local file (absolute Path) or a remote resource (URL string, kept as written)."""
+    """A file named where MVSim accepts a resource URI (its ``xmlPathToActualPath``): a local file (absolute Path),
+    a remote resource (URL string, kept as written) or a file inside an existing local zip (the string
+    ``/abs/dir/models.zip/inner/file``). Nothing is downloaded or extracted here (see resources.resolve_uri)."""
     text = node.text.strip()
     if not text:
         raise fail(node, f"{node.tag}: expected a file name or URL")
-    if text.startswith(_REMOTE_PREFIXES):
+    if is_remote_uri(text):
         return text
+    zipped = local_zip_parts(text, Path(node.file).parent)
+    if zipped is not None:
+        return f"{zipped[0].resolve()}/{zipped[1]}"
     return _local_path(node)
 
 
 def _as_resource(text: str) -> Path | str:
-    return text if text.startswith(_REMOTE_PREFIXES) else Path(text)
+    """An absolute path or URL as `_resource` keeps it: URL and local-zip members stay strings, others are Paths."""
+    return text if is_remote_uri(text) or local_zip_parts(text) is not None else Path(text)
+
+
+def _zip_resource_problem(resource: Path | str | None) -> str:
+    """Why a local-zip member string (from `_resource`) cannot be read (its zip's listing only), or ""."""
+    if not isinstance(resource, str) or is_remote_uri(resource):
+        return ""
+    zipped = local_zip_parts(resource)
+    return f"not found: {resource}" if zipped is None else zip_member_problem(*zipped)
 
 
 def _warn_missing_texture(node: XmlNode, texture: Path | str | None, warn: Warn) -> None:
+    where = node if node.tag in ("texture", "texture_image") else (node.find("texture") or node)
     if isinstance(texture, Path) and not texture.is_file():
-        where = node.find("texture") or node
         warn(where, f"texture file not found: {texture}")
+    problem = _zip_resource_problem(texture)
+    if problem:
+        warn(where, f"texture unavailable: {problem}")
 
 
 def _check_range(node: XmlNode, low: float, high: float, axis: str) -> None:

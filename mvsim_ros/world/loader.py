@@ -30,11 +30,9 @@ from mvsim_ros.world.sensors import parse_sensor
 from mvsim_ros.world.specs import WorldSpec
 from mvsim_ros.world.values import fail, parse_float, positive
 from mvsim_ros.world.vehicles import build_vehicle
-from mvsim_ros.world.visual_models import parse_visual
+from mvsim_ros.world.visual_models import parse_visual, unavailable_remote_model
 from mvsim_ros.world.xml_tree import XmlNode, parse_xml_bytes
 
-#: Start of the warning for a model that is not fetched: given once per URI per world.
-REMOTE_MODEL_WARNING = "remote model URI not fetched"
 #: The step used when <simul_timestep> is 0 ("automatic") or absent [s].
 DEFAULT_TIMESTEP_S = 0.005
 
@@ -68,7 +66,7 @@ class _WorldBuilder:
 
     def warn(self, node: XmlNode, message: str) -> None:
         """Record a warning with its location; the same one at the same place once, a remote model URI once."""
-        key = message if message.startswith(REMOTE_MODEL_WARNING) else f"{node.file}:{node.line}:{node.tag}:{message}"
+        key = unavailable_remote_model(message) or f"{node.file}:{node.line}:{node.tag}:{message}"
         if key not in self._warned:
             self._warned.add(key)
             self.world.warnings.append(f"{node.file}:{node.line}: <{node.tag}>: {message}")

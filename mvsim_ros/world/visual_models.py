@@ -26,9 +26,12 @@ them (the tutorial ``.dae`` models all carry ``<model_roll>90</model_roll>``): t
 scale is applied, and a ``Z_UP`` (or ``X_UP``) file is turned to Y-up, (x, y, z) -> (x, z, -y)
 (X_UP: (x, y, z) -> (-y, x, z)). Other formats are taken as they are.
 
-This simulator has no network at run time: a remote model is never fetched; one warning per URI per
-process says so, and the caller keeps the declared shape. Missing, unreadable or unsupported local files
-are warnings too, never errors: the world still loads.
+Model URIs go through :mod:`mvsim_ros.world.resources` as in MVSim: an ``http(s)://`` model (or a file inside
+a remote ``.zip``) is downloaded once into MVSim's cache folder and read from there; a file inside a local
+``models.zip/inner/m.dae`` is extracted into the cache. A model that cannot be had (offline, timeout, HTTP
+error, refused zip) gives one warning starting with ``REMOTE_MODEL_WARNING`` and naming the reason, and
+the caller keeps the declared shape. Missing, unreadable or unsupported local files are warnings too, never
+errors: the world still loads.
 """
 
 from __future__ import annotations
@@ -47,9 +50,12 @@ from mvsim_ros.world.block_geometry import (
     convex_hull_2d,
     simplify_hull_outer,
 )
+from mvsim_ros.world.resources import is_remote_uri, resolve_uri, split_zip_uri
 from mvsim_ros.world.values import fail, parse_bool, parse_float
 from mvsim_ros.world.xml_tree import XmlNode
 
+#: Start of the warning for a remote model that cannot be had (given once per URI per world).
+REMOTE_MODEL_WARNING = "remote model unavailable"
 #: Local model formats read here (trimesh 5; COLLADA through pycollada).
 SUPPORTED_MODEL_EXTENSIONS = (".dae", ".obj", ".stl", ".ply", ".glb", ".gltf", ".off")
 #: ``<visual>`` children that only change the look of the model.
@@ -107,11 +113,6 @@ def parse_visual(node: XmlNode, warn: Callable[[XmlNode, str], None] | None = No
     return spec
 
 
-def is_remote_uri(uri: str) -> bool:
-    """True for ``http://`` and ``https://`` URIs (MVSim's ``RemoteResourcesManager::is_remote``)."""
-    return uri.strip().lower().startswith(("http://", "https://"))
-
-
 def rotation_matrix(yaw: float, pitch: float, roll: float) -> np.ndarray:
     """MRPT CPose3D rotation: R = Rz(yaw) @ Ry(pitch) @ Rx(roll) (angles in radians)."""
     cy, sy = math.cos(yaw), math.sin(yaw)
@@ -133,18 +134,45 @@ def model_path(uri: str, base_dir: Path) -> Path:
     return path if path.is_absolute() else Path(base_dir) / path
 
 
+def unavailable_remote_model(message: str) -> str | None:
+    """The URI a warning of `model_file` about an unavailable remote model names (None for other messages):
+    the loader and the GL scene say it once per URI, however many objects use the model."""
+    head = message.find(REMOTE_MODEL_WARNING + ": ")
+    if head < 0:
+        return None
+    rest = message[head + len(REMOTE_MODEL_WARNING) + 2:]
+    return rest.split(" (", 1)[0]
+
+
+def model_file(uri: str, base_dir: Path, warn: Callable[[str], None], fallback: str) -> Path | None:
+    """The local file of a model URI: remote and zipped models through the resource cache (downloaded /
+    extracted when needed), plain local paths as `model_path`. None with ``warn`` (ending in `fallback`) when a
+    remote or zipped model is unavailable; a remote one's warning starts with ``REMOTE_MODEL_WARNING``."""
+    if not is_remote_uri(uri) and split_zip_uri(uri) is None:
+        return model_path(uri, base_dir)
+    found = resolve_uri(uri, base_dir)
+    if found.path is not None:
+        return found.path
+    if is_remote_uri(uri):
+        warn(f"{REMOTE_MODEL_WARNING}: {uri} ({found.reason}); {fallback}")
+    else:
+        warn(f"3D model {uri} unavailable ({found.reason}); {fallback}")
+    return None
+
+
 def posed_model(visual: VisualSpec | None, base_dir: Path, warn: Callable[[str], None],
                 fallback: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """The visual's local model in the object's frame: (vertices (N, 3) at R(yaw, pitch, roll) (model_scale * p)
+    """The visual's model in the object's frame: (vertices (N, 3) at R(yaw, pitch, roll) (model_scale * p)
     + offset [m], triangles (M, 3)); None silently without a model, None with ``warn`` (ending in `fallback`,
-    what the caller does instead) for a remote URI, and `warn` from the loader for a model that does not load."""
+    what the caller does instead) for a remote or zipped model that is unavailable (`model_file`), and `warn`
+    from the loader for a model that does not load."""
     uri = (getattr(visual, "model_uri", "") or "").strip()
     if visual is None or not uri or not visual.enabled:
         return None
-    if is_remote_uri(uri):
-        warn(f"remote model URI not fetched (no network): {uri}; {fallback}")
+    path = model_file(uri, base_dir, warn, fallback)
+    if path is None:
         return None
-    mesh = _load_mesh(model_path(uri, base_dir), uri, warn)
+    mesh = _load_mesh(path, uri, warn)
     if mesh is None:
         return None
     vertices, faces = mesh
@@ -172,9 +200,10 @@ def load_model_footprint(
     for a block that sets both <zmin> and <zmax> (it pads them by 1 mm, ``GeometryEpsilon``; pass the
     padded range for the same result). Kept triangles count whole, for footprint and heights alike.
 
-    None, silently, for an empty model_uri or a disabled group. None with ``warn(message)`` for a remote
-    URI, and for a missing, unreadable, unsupported or empty local model. Relative paths resolve against
-    base_dir.
+    None, silently, for an empty model_uri or a disabled group. None with ``warn(message)`` for a remote or
+    zipped model that is unavailable (offline, network or HTTP failure, refused zip), and for a missing,
+    unreadable, unsupported or empty model file. Relative paths resolve against base_dir; remote models are
+    downloaded once into the resource cache (:mod:`mvsim_ros.world.resources`).
     """
     model = posed_model(visual, base_dir, warn, "using the declared shape/bounding box")
     if model is None:
@@ -313,6 +342,9 @@ __all__ = [
     "clear_model_cache",
     "is_remote_uri",
     "load_model_footprint",
+    "model_file",
+    "model_path",
     "parse_visual",
+    "posed_model",
     "rotation_matrix",
 ]

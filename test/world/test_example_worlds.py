@@ -53,7 +53,7 @@ def test_warehouse_world_blocks_vehicles_and_elements():
     assert shelf.static and shelf.shape == [(-1.0, -0.3), (1.0, -0.3), (1.0, 0.3), (-1.0, 0.3)]
     assert (shelf.zmin, shelf.zmax) == (0.0, 1.8) and shelf.init_pose.yaw == pytest.approx(math.pi / 2)
     assert blocks["forklift_station"].shape == [(0.0, 0.0), (2.0, 0.0), (2.0, 1.5), (0.0, 1.5)]  # fallback
-    assert any("remote model URI not fetched" in w and "forklift_station.dae" in w for w in world.warnings)
+    assert any("remote model unavailable" in w and "forklift_station.dae" in w for w in world.warnings)
     assert len(blocks["barrel"].shape) == 12 and blocks["barrel"].zmax == 0.9
     assert blocks["dock_marker"].intangible and not blocks["pallet1"].static
     assert blocks["pallet2"].mass == 25 and blocks["pallet2"].ground_friction == 0.4

@@ -223,17 +223,21 @@ def test_z_slice_keeps_only_triangles_in_range(tmp_path):
 # ------------------------------------------------------------------------------------------- warnings
 
 
-def test_remote_uri_is_not_fetched_and_warns(tmp_path):
+def test_remote_uri_offline_and_not_cached_warns(tmp_path, monkeypatch):
+    # conftest makes the session offline; the cache is this test's own empty folder.
+    monkeypatch.setenv("MVSIM_STORAGE_DIR", str(tmp_path / "cache"))
     uri = "https://mrpt.github.io/mvsim-models/test-only-once.zip/pallet/pallet.dae"
     heard = []
     assert load_model_footprint(VisualSpec(model_uri=uri), tmp_path, heard.append) is None
-    assert heard == [f"remote model URI not fetched (no network): {uri}; using the declared shape/bounding box"]
+    assert heard == [f"remote model unavailable: {uri} (offline (MVSIM_OFFLINE=1) and not in the cache: "
+                     f"{tmp_path / 'cache' / 'test-only-once.zip'}); using the declared shape/bounding box"]
     assert is_remote_uri("HTTPS://x/y.dae") and not is_remote_uri("file:///x/y.dae")
 
 
-def test_world_warns_once_per_remote_uri_and_on_every_load():
+def test_world_warns_once_per_remote_uri_and_on_every_load(tmp_path, monkeypatch):
     from mvsim_ros.world import load_world_string
 
+    monkeypatch.setenv("MVSIM_STORAGE_DIR", str(tmp_path))
     uri = "https://example.org/m/crate.dae"
     block = ('<block name="{}"><geometry type="box" lx="1" ly="1" lz="1"/><shape_from_visual/>'
              f'<visual><model_uri>{uri}</model_uri></visual></block>')
@@ -241,8 +245,8 @@ def test_world_warns_once_per_remote_uri_and_on_every_load():
     for _ in range(2):
         world = load_world_string(text)
         assert [w for w in world.warnings if uri in w] == [
-            f"<string>:1: <block>: remote model URI not fetched (no network): {uri}; "
-            "using the declared shape/bounding box"]
+            f"<string>:1: <block>: remote model unavailable: {uri} (offline (MVSIM_OFFLINE=1) and not in the "
+            f"cache: {tmp_path / 'crate.dae'}); using the declared shape/bounding box"]
         assert world.blocks[1].shape == [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
 
 

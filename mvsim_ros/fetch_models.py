@@ -1,0 +1,151 @@
+"""``mvsim_fetch_models WORLD [--storage-dir DIR] [--timeout S]``: fetch every resource a world names, ahead of time.
+
+Loads the world with our loader (offline, so loading itself downloads nothing), collects every resource URI of
+the resulting spec and resolves each through :mod:`mvsim_ros.world.resources`: remote files are downloaded once
+into the cache (MVSim's folder and layout), zips extracted. One line per resource on stdout::
+
+    https://host/m/crate.dae: downloaded 48213 bytes (/home/u/.cache/mvsim-storage/crate.dae)
+    https://host/m/pack.zip/d/cube.obj: cached (/home/u/.cache/mvsim-storage/pack.out/d/cube.obj)
+    models/shelf.obj: local (/path/worlds/models/shelf.obj)
+    https://host/m/gone.dae: failed: HTTP 404 Not Found
+
+Exit status: 0 when every resource is available, 1 when any failed, 2 when the world does not load (one line
+on stderr, no traceback) or the arguments are wrong.
+
+URIs are collected generically (:func:`collect_resource_uris`), so resources of spec kinds added later are
+found without changes here: every string that is an http(s) URI anywhere in the spec, plus every value of a
+``model_uri`` field or a field whose name contains ``texture`` (a skybox pattern's ``%s`` expanded to its six
+faces); a kept XML tag counts as a field named by its tag. Relative paths resolve against the folder of the
+XML file of the nearest enclosing spec that has a ``source``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from mvsim_ros.world import resources
+from mvsim_ros.world.elements import SKYBOX_FACES
+from mvsim_ros.world.errors import WorldFileError
+from mvsim_ros.world.loader import load_world
+from mvsim_ros.world.specs import WorldSpec
+
+#: Field names (or kept tag names) whose values are resource URIs even when local.
+_URI_FIELD_WORDS = ("model_uri", "texture")
+
+
+def collect_resource_uris(world: WorldSpec) -> list[tuple[str, Path]]:
+    """Every resource URI the spec names, with the folder its relative paths resolve against; in order, once each.
+
+    Disabled ``<visual enabled="false">`` groups are skipped (MVSim does not load them).
+    """
+    found: list[tuple[str, Path]] = []
+    seen: set[tuple[str, str]] = set()
+    base = Path(world.source_file or ".").parent
+    for uri, folder in _walk(world, "", base, set()):
+        key = (uri, "" if resources.is_remote_uri(uri) else str(folder))
+        if key not in seen:
+            seen.add(key)
+            found.append((uri, folder))
+    return found
+
+
+def describe(resolution: resources.Resolution) -> str:
+    """One report line for a resolved resource: '<uri>: cached (path)', 'downloaded N bytes (path)', 'failed: ...'."""
+    if resolution.path is None:
+        return f"{resolution.uri}: failed: {resolution.reason}"
+    if resolution.source == "downloaded":
+        return f"{resolution.uri}: downloaded {resolution.downloaded_bytes} bytes ({resolution.path})"
+    return f"{resolution.uri}: {resolution.source} ({resolution.path})"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point; returns the exit status (0 all available, 1 some failed, 2 world not loaded)."""
+    parser = argparse.ArgumentParser(
+        prog="mvsim_fetch_models",
+        description="Download every remote resource (3D models, textures) an MVSim world file names into the "
+                    "local cache, and report each one.")
+    parser.add_argument("world", help="MVSim world XML file")
+    parser.add_argument("--storage-dir", default=None,
+                        help="cache folder (default: $MVSIM_STORAGE_DIR, else ~/.cache/mvsim-storage)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="S",
+                        help="seconds allowed for connecting and for every read (default: "
+                             f"$MVSIM_DOWNLOAD_TIMEOUT_S, else {resources.DEFAULT_TIMEOUT_S:g})")
+    args = parser.parse_args(argv)
+    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
+        parser.error(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
+    try:
+        with resources.overrides(storage_dir=args.storage_dir, offline=True):
+            world = load_world(args.world)
+    except WorldFileError as exc:
+        print(f"mvsim_fetch_models: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - one line, no traceback, for any loader failure
+        print(f"mvsim_fetch_models: {args.world}: cannot load the world: {exc.__class__.__name__}: {exc}",
+              file=sys.stderr)
+        return 2
+    uris = collect_resource_uris(world)
+    if not uris:
+        print(f"{args.world}: names no resource files")
+        return 0
+    failed = 0
+    with resources.overrides(storage_dir=args.storage_dir, timeout_s=args.timeout):
+        for uri, folder in uris:
+            resolution = resources.resolve_uri(uri, folder)
+            failed += resolution.path is None
+            print(describe(resolution), flush=True)
+    return 1 if failed else 0
+
+
+def _walk(value, name: str, base: Path, visiting: set[int]) -> Iterator[tuple[str, Path]]:
+    """(uri, base folder) pairs found in value, reached through a field / key / kept tag called name."""
+    if isinstance(value, (str, Path)):
+        yield from _uris_of(str(value).strip(), name, base)
+        return
+    if value is None or isinstance(value, (bool, int, float, complex, bytes, np.ndarray, np.generic)):
+        return
+    if id(value) in visiting:
+        return
+    visiting.add(id(value))
+    try:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            if getattr(value, "model_uri", None) is not None and getattr(value, "enabled", True) is False:
+                return
+            source = getattr(value, "source", None)
+            source_file = getattr(source, "file", None) or getattr(value, "source_file", None)
+            if isinstance(source_file, str) and source_file:
+                base = Path(source_file).parent
+            tag = getattr(value, "tag", None)
+            for item in dataclasses.fields(value):
+                child_name = tag if item.name == "text" and isinstance(tag, str) else item.name
+                yield from _walk(getattr(value, item.name), child_name, base, visiting)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                yield from _walk(item, str(key), base, visiting)
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            for item in value:
+                yield from _walk(item, name, base, visiting)
+    finally:
+        visiting.discard(id(value))
+
+
+def _uris_of(text: str, name: str, base: Path) -> Iterator[tuple[str, Path]]:
+    if not text or (name == "warnings"):
+        return
+    if not (resources.is_remote_uri(text) or any(word in name for word in _URI_FIELD_WORDS)):
+        return
+    if "texture" in name and "%s" in text:
+        for face in SKYBOX_FACES:
+            yield text.replace("%s", face), base
+    else:
+        yield text, base
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
