@@ -7,8 +7,9 @@ optical frame, rgb packed as float32 as depth_image_proc does, from the RGB imag
 with a finite depth). `lidar3d`: sensor_msgs/PointCloud2 on `<veh>/<name>_points` (fields x, y, z,
 intensity float32, ring uint16; only beams with a return; frame = sensor name, x forward, z up). Every image's
 frame is the optical frame named after the sensor (z forward,
-x right, y down), fixed to base_link on the vehicle's tf_static. The GL scene is built here; when no OpenGL
-context can be made the node warns and runs without cameras.
+x right, y down), fixed to base_link on the vehicle's tf_static. World-level cameras and 3D lidars publish the
+same streams without the `<veh>/` prefix, their frames fixed to map; they see every vehicle. The GL scene is
+built here; when no OpenGL context can be made the node warns and runs without cameras.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from mvsim_ros.sensors.camera import Camera, Intrinsics
 from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar3d import Lidar3D
 from mvsim_ros.sensors.scene import Scene
+from mvsim_ros.sensors.suite import host_frame, host_pose, topic_prefix
 from mvsim_ros.world.specs import WorldSpec
 
 
@@ -117,9 +119,11 @@ class ImagePublisher:
     """Renders the cameras and 3D lidars when due and publishes them (reliable, keep-last)."""
 
     def __init__(self, node: Node, sim: Simulation, world: WorldSpec, cameras: list[Camera], prefixes: list[str],
-                 base_frame: str = "base_link", lidars3d: list[Lidar3D] | None = None, scene: Scene | None = None):
+                 base_frame: str = "base_link", lidars3d: list[Lidar3D] | None = None, scene: Scene | None = None,
+                 world_frame: str = "map"):
         self.sim = sim
         self.base_frame = base_frame
+        self.world_frame = world_frame
         self.scene = scene
         self.cameras: list[Camera] = []
         self.lidars3d: list[Lidar3D] = []
@@ -132,14 +136,15 @@ class ImagePublisher:
             except GlUnavailable as exc:
                 node.get_logger().warning(
                     f"{len(cameras)} camera(s) and {len(lidars3d)} 3D lidar(s) not simulated: {exc}")
-        self._clouds = [node.create_publisher(PointCloud2, prefixes[lidar.vehicle] + lidar.spec.name + "_points",
+        self._clouds = [node.create_publisher(PointCloud2,
+                                              topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name + "_points",
                                               reliable(2)) for lidar in self.lidars3d]
         self._outputs = []
-        self._points = [node.create_publisher(PointCloud2, prefixes[cam.vehicle] + cam.spec.name + "/points",
-                                              reliable(2)) if cam.depth is not None else None
+        self._points = [node.create_publisher(PointCloud2, topic_prefix(prefixes, cam.vehicle) + cam.spec.name
+                                              + "/points", reliable(2)) if cam.depth is not None else None
                         for cam in self.cameras]
         for cam in self.cameras:
-            base = prefixes[cam.vehicle] + cam.spec.name
+            base = topic_prefix(prefixes, cam.vehicle) + cam.spec.name
             streams = []
             if cam.rgb is not None:
                 streams.append(("rgb", node.create_publisher(Image, base + "/image_raw", reliable(2)),
@@ -152,15 +157,18 @@ class ImagePublisher:
             self._outputs.append(streams)
 
     def static_transforms(self) -> dict[int, list[TransformStamped]]:
-        """base_link -> optical frame of every camera and sensor frame of every 3D lidar, by vehicle index."""
+        """base_link -> optical frame of every camera and sensor frame of every 3D lidar, by vehicle index;
+        map -> those frames of the world ones, under suite.WORLD_HOST."""
         stamp = sim_time_msg(0.0)
         out: dict[int, list[TransformStamped]] = {}
         for cam in self.cameras:
             out.setdefault(cam.vehicle, []).append(
-                pose3_transform(stamp, self.base_frame, cam.spec.name, cam.optical_pose))
+                pose3_transform(stamp, host_frame(cam.vehicle, self.base_frame, self.world_frame), cam.spec.name,
+                                cam.optical_pose))
         for lidar in self.lidars3d:
             out.setdefault(lidar.vehicle, []).append(
-                pose3_transform(stamp, self.base_frame, lidar.spec.name, lidar.spec.pose))
+                pose3_transform(stamp, host_frame(lidar.vehicle, self.base_frame, self.world_frame),
+                                lidar.spec.name, lidar.spec.pose))
         return out
 
     def publish_due(self) -> None:
@@ -174,9 +182,9 @@ class ImagePublisher:
         self.scene.update(self.sim)
         stamp = sim_time_msg(now)
         for lidar, pub in lidars:
-            pub.publish(point_cloud(lidar, lidar.scan(self.scene, self.sim.pose[lidar.vehicle]), stamp))
+            pub.publish(point_cloud(lidar, lidar.scan(self.scene, host_pose(self.sim, lidar.vehicle)), stamp))
         for cam, streams, points in due:
-            frame = cam.capture(self.scene, self.sim.pose[cam.vehicle])
+            frame = cam.capture(self.scene, host_pose(self.sim, cam.vehicle))
             if points is not None:
                 points.publish(depth_cloud(cam, frame.depth, frame.rgb, stamp))
             for kind, image_pub, info_pub, info in streams:

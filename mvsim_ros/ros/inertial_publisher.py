@@ -1,5 +1,6 @@
 """IMU (sensor_msgs/Imu) and GNSS (sensor_msgs/NavSatFix) readings on `<veh>/<sensor name>`, each at its own
-period of simulated time, with their frames (named after the sensors) fixed to base_link on tf_static."""
+period of simulated time, with their frames (named after the sensors) fixed to base_link on tf_static.
+World-level IMUs and receivers publish on `<sensor name>` (no vehicle prefix), their frames fixed to map."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.sensors.gnss import Gnss
 from mvsim_ros.sensors.imu import Imu as ImuSensor
+from mvsim_ros.sensors.suite import host_frame, host_motion, host_pose, topic_prefix
 
 
 def rotation_quaternion(r: np.ndarray) -> Quaternion:
@@ -37,19 +39,24 @@ class InertialPublisher:
     """Samples the IMUs and GNSS receivers when due and publishes them."""
 
     def __init__(self, node: Node, sim: Simulation, imus: list[ImuSensor], gnss: list[Gnss], prefixes: list[str],
-                 base_frame: str = "base_link"):
+                 base_frame: str = "base_link", world_frame: str = "map"):
         self.sim, self.imus, self.gnss, self.base_frame = sim, imus, gnss, base_frame
-        self._imu_pubs = [node.create_publisher(Imu, prefixes[s.vehicle] + s.spec.name, reliable()) for s in imus]
-        self._gnss_pubs = [node.create_publisher(NavSatFix, prefixes[s.vehicle] + s.spec.name, reliable())
+        self.world_frame = world_frame
+        self._imu_pubs = [node.create_publisher(Imu, topic_prefix(prefixes, s.vehicle) + s.spec.name, reliable())
+                          for s in imus]
+        self._gnss_pubs = [node.create_publisher(NavSatFix, topic_prefix(prefixes, s.vehicle) + s.spec.name,
+                                                 reliable())
                            for s in gnss]
 
     def static_transforms(self) -> dict[int, list[TransformStamped]]:
-        """base_link -> sensor frame of every IMU and GNSS receiver, by vehicle index."""
+        """base_link -> sensor frame of every IMU and GNSS receiver, by vehicle index; map -> sensor frame of the
+        world ones, under suite.WORLD_HOST."""
         stamp = sim_time_msg(0.0)
         out: dict[int, list[TransformStamped]] = {}
         for sensor in [*self.imus, *self.gnss]:
             out.setdefault(sensor.vehicle, []).append(
-                pose3_transform(stamp, self.base_frame, sensor.spec.name, sensor.spec.pose))
+                pose3_transform(stamp, host_frame(sensor.vehicle, self.base_frame, self.world_frame),
+                                sensor.spec.name, sensor.spec.pose))
         return out
 
     def publish_due(self) -> None:
@@ -57,8 +64,7 @@ class InertialPublisher:
         sim, now = self.sim, self.sim.time
         for imu, pub in zip(self.imus, self._imu_pubs):
             if imu.due(now):
-                k = imu.vehicle
-                reading = imu.read(sim.pose[k], sim.velocity[k], sim.acceleration[k])
+                reading = imu.read(*host_motion(sim, imu.vehicle))
                 msg = Imu()
                 msg.header.stamp, msg.header.frame_id = sim_time_msg(now), imu.spec.name
                 msg.orientation = rotation_quaternion(reading.orientation)
@@ -71,7 +77,7 @@ class InertialPublisher:
                 pub.publish(msg)
         for gnss, pub in zip(self.gnss, self._gnss_pubs):
             if gnss.due(now):
-                fix = gnss.read(sim.pose[gnss.vehicle])
+                fix = gnss.read(host_pose(sim, gnss.vehicle))
                 msg = NavSatFix()
                 msg.header.stamp, msg.header.frame_id = sim_time_msg(now), gnss.spec.name
                 msg.status.service = NavSatStatus.SERVICE_GPS

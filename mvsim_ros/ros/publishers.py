@@ -21,6 +21,7 @@ from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, latched, reliable
 from mvsim_ros.ros.serialized import SerializedBatch
 from mvsim_ros.schedule import Periodic
 from mvsim_ros.ros.topics import Frames, vehicle_prefix
+from mvsim_ros.sensors.suite import WORLD_HOST
 
 #: Diagonal of the 6x6 pose/twist covariances (x, y, z, roll, pitch, yaw): planar motion is known well,
 #: z/roll/pitch are unobserved (large variance), as planar odometry sources usually report.
@@ -109,17 +110,33 @@ class SimPublishers:
             publish(self._bool_bytes[False])
         self.fake_localization = fake_localization  # publish_static() sends map -> odom with the other statics
 
+    #: The root tf_static publisher of the world sensors' frames, when no vehicle's tf_static is that topic.
+    _world_tf_static = None
+
     def publish_static(self, extra: dict[int, list[TransformStamped]] | None = None) -> None:
         """Each vehicle's static transforms, as one latched message on its tf_static (a later message replaces
         the earlier one for late subscribers, so everything static goes together): map -> odom identity when
-        faking localization (odometry starts at the true initial pose), plus `extra[vehicle]` (sensor frames)."""
+        faking localization (odometry starts at the true initial pose), plus `extra[vehicle]` (sensor frames).
+
+        `extra[WORLD_HOST]` (map -> the frames of world-level sensors) goes on the root `tf_static`: in the same
+        message as the vehicle whose tf_static is that topic (one vehicle, no forced namespace), else as the one
+        message of a latched publisher of its own."""
         stamp = sim_time_msg(self.sim.time)
+        extra = extra or {}
+        world = list(extra.get(WORLD_HOST, []))
         for i, pub in enumerate(self._tf_static):
-            transforms = list((extra or {}).get(i, []))
+            transforms = list(extra.get(i, []))
             if self.fake_localization:
                 transforms.insert(0, planar_transform(stamp, self.frames.map, self.frames.odom, (0.0, 0.0, 0.0)))
+            if world and self.prefixes[i] == "":  # this vehicle's tf_static is the root one
+                transforms += world
+                world = []
             if transforms:
                 pub.publish(TFMessage(transforms=transforms))
+        if world:
+            if self._world_tf_static is None:
+                self._world_tf_static = self._node.create_publisher(TFMessage, "tf_static", TF_STATIC_QOS)
+            self._world_tf_static.publish(TFMessage(transforms=world))
 
     def publish_due(self) -> None:
         """Publish whatever is due at the simulation's current time."""

@@ -1,5 +1,6 @@
 """2D lidar scans as sensor_msgs/LaserScan on `<veh>/<sensor name>`, each at its own period of simulated time,
-with the sensor frame (named after the sensor) fixed to base_link on the vehicle's tf_static. Lidars with
+with the sensor frame (named after the sensor) fixed to base_link on the vehicle's tf_static. World-level
+lidars publish on `<sensor name>` (no vehicle prefix), their frame fixed to map, and see every vehicle. Lidars with
 `raytrace_3d` are measured on the GPU from a GL scene of the world (built here, shared with the cameras); when no
 OpenGL context can be made they fall back to 2D ray casting, with a warning."""
 
@@ -17,6 +18,7 @@ from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar2d import Lidar2D
+from mvsim_ros.sensors.suite import host_frame, host_pose, topic_prefix
 from mvsim_ros.world.specs import WorldSpec
 
 
@@ -24,10 +26,11 @@ class ScanPublisher:
     """Runs the lidars when due and publishes their scans (reliable, keep-last: matches RViz and Nav2)."""
 
     def __init__(self, node: Node, sim: Simulation, lidars: list[Lidar2D], prefixes: list[str],
-                 base_frame: str = "base_link", world: WorldSpec | None = None):
+                 base_frame: str = "base_link", world: WorldSpec | None = None, world_frame: str = "map"):
         self.sim = sim
         self.lidars = lidars
         self.base_frame = base_frame
+        self.world_frame = world_frame
         #: The GL scene of the raytrace_3d lidars (None when there are none or no OpenGL context).
         self.scene = None
         gpu = [lidar for lidar in lidars if lidar.raytrace_3d]
@@ -42,7 +45,8 @@ class ScanPublisher:
                 node.get_logger().warning(f"{len(gpu)} lidar(s) with raytrace_3d ray cast in 2D instead: {exc}")
                 for lidar in gpu:
                     lidar.raytrace_3d = False
-        self._publishers = [node.create_publisher(LaserScan, prefixes[lidar.vehicle] + lidar.spec.name, reliable())
+        self._publishers = [node.create_publisher(LaserScan, topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name,
+                                                  reliable())
                             for lidar in lidars]
         self._messages = [self._template(lidar) for lidar in lidars]
 
@@ -57,12 +61,14 @@ class ScanPublisher:
         return msg
 
     def static_transforms(self) -> dict[int, list[TransformStamped]]:
-        """base_link -> sensor frame of every lidar, by vehicle index."""
+        """base_link -> sensor frame of every lidar, by vehicle index; map -> sensor frame of the world lidars,
+        under suite.WORLD_HOST."""
         stamp = sim_time_msg(0.0)
         out: dict[int, list[TransformStamped]] = {}
         for lidar in self.lidars:
             out.setdefault(lidar.vehicle, []).append(
-                pose3_transform(stamp, self.base_frame, lidar.spec.name, lidar.spec.pose))
+                pose3_transform(stamp, host_frame(lidar.vehicle, self.base_frame, self.world_frame), lidar.spec.name,
+                                lidar.spec.pose))
         return out
 
     def publish_due(self) -> None:
@@ -75,9 +81,9 @@ class ScanPublisher:
                     if not updated:
                         self.scene.update(self.sim)
                         updated = True
-                    ranges = lidar.render_scan(self.scene, self.sim.pose[lidar.vehicle])
+                    ranges = lidar.render_scan(self.scene, host_pose(self.sim, lidar.vehicle))
                 else:
-                    ranges = lidar.scan(self.sim.box2d.world, self.sim.pose[lidar.vehicle])
+                    ranges = lidar.scan(self.sim.box2d.world, host_pose(self.sim, lidar.vehicle))
                 msg.header.stamp = sim_time_msg(now)
                 msg.ranges = array.array("f", ranges.astype(np.float32).tobytes())
                 pub.publish(msg)

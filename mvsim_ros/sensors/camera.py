@@ -141,7 +141,8 @@ def rotation_to_ypr(r: np.ndarray) -> tuple[float, float, float]:
 
 
 class Camera:
-    """A `camera` or `rgbd_camera` on vehicle `vehicle` (index)."""
+    """A `camera` or `rgbd_camera` on its host `vehicle`: a vehicle index, or suite.WORLD_HOST for a camera
+    fixed in the world (captured at host pose zero: `spec.pose` is then its world pose; it sees every vehicle)."""
 
     def __init__(self, spec: SensorSpec, vehicle: int, rng: np.random.Generator):
         self.spec = spec
@@ -165,7 +166,8 @@ class Camera:
             rotation = spec.pose.rotation()
             self.rgb, self.depth, self.depth_noise = Intrinsics.from_spec(spec), None, 0.0
         yaw, pitch, roll = rotation_to_ypr(rotation)
-        #: The optical frame on the vehicle (the pose of the frame named after the sensor, from base_link).
+        #: The optical frame on the host (the pose of the frame named after the sensor, from base_link, or from
+        #: map for a world camera).
         self.optical_pose = Pose3(spec.pose.x, spec.pose.y, spec.pose.z, yaw, pitch, roll)
         self._vehicle_from_optical = pose3_matrix(spec.pose, rotation)
         self._targets: dict = {}
@@ -175,13 +177,14 @@ class Camera:
         return self.schedule.due(now)
 
     def world_from_optical(self, vehicle_pose) -> np.ndarray:
+        """4x4 pose of the optical frame in the world, with the host at planar pose (x, y, yaw)."""
         x, y, yaw = vehicle_pose
         c, s = math.cos(yaw), math.sin(yaw)
         base = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
         return base @ self._vehicle_from_optical
 
     def capture(self, scene: Scene, vehicle_pose) -> CameraFrame:
-        """Render the images of this camera with its vehicle at planar pose (x, y, yaw)."""
+        """Render the images of this camera with its host at planar pose (x, y, yaw) (zeros for the world)."""
         pose = self.world_from_optical(vehicle_pose)
         if self.rgb is not None and self.depth is not None and self.rgb == self.depth:
             frame = render(scene, self._targets, self.depth, pose)

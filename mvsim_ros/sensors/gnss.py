@@ -84,7 +84,8 @@ class GnssFix:
 
 
 class Gnss:
-    """A GNSS receiver on vehicle `vehicle` at `spec.pose`."""
+    """A GNSS receiver at `spec.pose` on its host `vehicle`: a vehicle index, or suite.WORLD_HOST for a receiver
+    fixed in the world (read at pose zero: `spec.pose` is then its world position)."""
 
     def __init__(self, spec: SensorSpec, vehicle: int, geo: GeoReference, no_coverage, rng: np.random.Generator):
         self.spec = spec
@@ -102,7 +103,7 @@ class Gnss:
         return self.schedule.due(now)
 
     def read(self, pose: np.ndarray) -> GnssFix:
-        """Sample at the vehicle's pose (x, y, yaw) [m, m, rad]."""
+        """Sample at the host's pose (x, y, yaw) [m, m, rad] (zeros for the world)."""
         c, s = math.cos(pose[2]), math.sin(pose[2])
         p = self.spec.pose
         x, y, z = pose[0] + c * p.x - s * p.y, pose[1] + s * p.x + c * p.y, p.z

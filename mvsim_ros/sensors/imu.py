@@ -31,7 +31,9 @@ class ImuReading:
 
 
 class Imu:
-    """An IMU on vehicle `vehicle` at `spec.pose`."""
+    """An IMU at `spec.pose` on its host `vehicle`: a vehicle index, or suite.WORLD_HOST for a world-level IMU
+    (fixed in the world: read with zero pose, velocity and acceleration, it gives its own orientation, zero
+    angular velocity and +g along world z in its frame)."""
 
     def __init__(self, spec: SensorSpec, vehicle: int, gravity: float, rng: np.random.Generator):
         self.spec = spec
@@ -53,8 +55,8 @@ class Imu:
         return self.schedule.due(now)
 
     def read(self, pose: np.ndarray, velocity: np.ndarray, acceleration: np.ndarray) -> ImuReading:
-        """Sample from the vehicle's pose (x, y, yaw), velocity (vx, vy, omega) and acceleration
-        (ax, ay, alpha) of its reference point, world frame."""
+        """Sample from the host's pose (x, y, yaw), velocity (vx, vy, omega) and acceleration
+        (ax, ay, alpha) of its reference point, world frame (all zeros for the world)."""
         yaw, omega, alpha = pose[2], velocity[2], acceleration[2]
         c, s = math.cos(yaw), math.sin(yaw)
         rx, ry = c * self.spec.pose.x - s * self.spec.pose.y, s * self.spec.pose.x + c * self.spec.pose.y

@@ -41,7 +41,8 @@ def _rz(angle: float) -> np.ndarray:
 
 
 class Lidar3D:
-    """One 3D lidar on vehicle `vehicle` (index) at `spec.pose`."""
+    """One 3D lidar at `spec.pose` on its host `vehicle`: a vehicle index, or suite.WORLD_HOST for a lidar fixed
+    in the world (scanned at host pose zero: `spec.pose` is then its world pose)."""
 
     def __init__(self, spec: SensorSpec, vehicle: int, rng: np.random.Generator):
         self.spec = spec
