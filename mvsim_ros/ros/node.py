@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+import traceback
 
 import rclpy
 from rclpy.clock import Clock, ClockType
@@ -15,6 +16,7 @@ from rclpy.node import Node
 from mvsim_ros.physics import Simulation, SimulationDiverged
 from mvsim_ros.ros.commands import CommandSubscriptions
 from mvsim_ros.ros.log_services import LoggingSetupError, LogServices
+from mvsim_ros.ros.parameters import ParameterError, declare_and_read
 from mvsim_ros.ros.footprint_publisher import FootprintPublisher
 from mvsim_ros.ros.image_publisher import ImagePublisher
 from mvsim_ros.ros.map_publisher import MapPublisher
@@ -23,6 +25,7 @@ from mvsim_ros.ros.scan_publisher import ScanPublisher
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.ros.publishers import PublishRates, SimPublishers
 from mvsim_ros.ros.status import StatusLine
+from mvsim_ros.ros.topics import RosNameError, check_ros_names
 from mvsim_ros.world import WorldFileError, load_world
 
 #: At most this much simulated time [s] is caught up in one timer tick; beyond it, the node slips behind
@@ -46,11 +49,20 @@ class MvsimNode(Node):
 
     def __init__(self, **kwargs):
         super().__init__("mvsim", **kwargs)
-        p = self._declare_parameters()
-        if not p["world_file"]:
-            raise WorldFileError("parameter 'world_file' is empty: give the path of an MVSim world XML file")
+        self.logs: LogServices | None = None
+        self.status: StatusLine | None = None
+        try:
+            self._start()
+        except BaseException:
+            # A half-built node must not linger: rclpy's context would destroy it again at shutdown.
+            self.destroy_node()
+            raise
+
+    def _start(self) -> None:
+        p = declare_and_read(self)
         spec = load_world(resolve_world_file(p["world_file"]), random_seed=p["random_seed"],
                           allow_shell=p["allow_shell_in_world"])
+        check_ros_names(spec, p["force_publish_vehicle_namespace"])
         if not p["headless"]:
             self.get_logger().warning("this version has no GUI; running headless")
         self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
@@ -95,32 +107,11 @@ class MvsimNode(Node):
             f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
             f"realtime_factor={self.realtime_factor:g}"
         )
-        first = self.publishers_.prefixes[0] if self.publishers_.prefixes else ""
-        self.get_logger().info(
-            "drive it: ros2 run teleop_twist_keyboard teleop_twist_keyboard "
-            f"--ros-args -r cmd_vel:=/{first}cmd_vel"
-        )
-
-    def _declare_parameters(self) -> dict:
-        defaults = {
-            "world_file": "",
-            "headless": True,
-            "realtime_factor": 1.0,
-            "simul_rate": 100.0,
-            "base_watchdog_timeout": 0.2,
-            "force_publish_vehicle_namespace": False,
-            "odometry_publish_rate": 50.0,
-            "clock_publish_rate": 100.0,
-            "do_fake_localization": True,
-            "status_period": 0.0,
-            "allow_shell_in_world": False,
-            "random_seed": 0,
-            "use_stamped_cmd_vel": False,
-            "log_dir": "",
-            "log_period": 0.0,
-            "footprint_publish_rate": 10.0,
-        }
-        return {name: self.declare_parameter(name, value).value for name, value in defaults.items()}
+        if self.publishers_.prefixes:
+            self.get_logger().info(
+                "drive it: ros2 run teleop_twist_keyboard teleop_twist_keyboard "
+                f"--ros-args -r cmd_vel:=/{self.publishers_.prefixes[0]}cmd_vel"
+            )
 
     def _tick(self) -> None:
         """Advance the simulation to where the wall clock says it should be (or for one period if rtf = 0)."""
@@ -150,30 +141,68 @@ class MvsimNode(Node):
         self.images.publish_due()
 
     def destroy_node(self) -> None:
-        """Write and close the CSV logs, then destroy the node."""
-        self.logs.close()
+        """Write and close the CSV logs (if logging started), then destroy the node (once)."""
+        if self.logs is not None:
+            self.logs.close()
+            self.logs = None
         super().destroy_node()
 
 
 def resolve_world_file(path: str) -> str:
-    """An absolute or existing relative path as given; else the same relative path in the package share dir."""
-    if os.path.isabs(path) or os.path.exists(path):
-        return path
+    """The world file a `world_file` parameter names: an absolute or existing relative path as given, else the same
+    relative path in the package's share directory. WorldFileError (one line) when neither exists or it is a
+    directory."""
+    candidates = [path]
+    if not os.path.isabs(path) and not os.path.exists(path):
+        share = _package_share_directory()
+        if share is not None:
+            candidates.append(os.path.join(share, path))
+    for candidate in candidates:
+        if os.path.isdir(candidate):
+            raise WorldFileError("is a directory, not a world file", file=candidate)
+        if os.path.exists(candidate):
+            return candidate
+    looked = " or ".join(os.path.abspath(c) for c in candidates)
+    raise WorldFileError(f"world file not found (looked for {looked})", file=path)
+
+
+def _package_share_directory() -> str | None:
+    """This package's share directory from the ament index, or None without an index (e.g. a plain venv)."""
     try:
         from ament_index_python.packages import get_package_share_directory
 
-        candidate = os.path.join(get_package_share_directory("mvsim_ros"), path)
-    except (ImportError, LookupError, ValueError):  # no ament index, or the package is not installed there
-        return path
-    return candidate if os.path.exists(candidate) else path
+        return get_package_share_directory("mvsim_ros")
+    except (ImportError, LookupError, ValueError, OSError):  # no index (AMENT_PREFIX_PATH unset) or not installed
+        return None
+
+
+#: Errors that end the start-up with one line and exit status 2: the user's input is at fault.
+STARTUP_ERRORS = (WorldFileError, ParameterError, LoggingSetupError, RosNameError)
+#: Environment variable: when set to 1, an unexpected start-up error also prints its Python traceback.
+TRACEBACK_ENV = "MVSIM_TRACEBACK"
 
 
 def main(args: list[str] | None = None) -> int:
-    """Console entry point (`mvsim_node`). Returns the process exit status."""
-    rclpy.init(args=args)
+    """Console entry point (`mvsim_node`). Returns the process exit status: 0 after a normal stop (also Ctrl-C),
+    2 when the node cannot start (one line on stderr naming the cause), 3 when the simulation diverged."""
+    try:
+        rclpy.init(args=args)
+    except Exception as exc:  # noqa: BLE001 (malformed --ros-args and the like: one line, no traceback)
+        print(f"mvsim_node: cannot initialise ROS: {exc}".splitlines()[0], file=sys.stderr)
+        return 2
     node = None
     try:
         node = MvsimNode()
+    except KeyboardInterrupt:
+        rclpy.try_shutdown()
+        return 0
+    except Exception as exc:  # noqa: BLE001 (every start failure: one line, exit 2)
+        rclpy.try_shutdown()
+        print(f"mvsim_node: {startup_failure_text(exc)}", file=sys.stderr)
+        if os.environ.get(TRACEBACK_ENV) == "1" and not isinstance(exc, STARTUP_ERRORS):
+            traceback.print_exc()
+        return 2
+    try:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
@@ -181,21 +210,26 @@ def main(args: list[str] | None = None) -> int:
         if rclpy.ok():
             raise
         # A publish raced the shutdown of a signal (SIGINT/SIGTERM) inside a busy tick: a normal exit.
-    except WorldFileError as exc:
-        print(f"mvsim_node: cannot load the world: {exc}", file=sys.stderr)
-        return 2
     except SimulationDiverged as exc:
         print(f"mvsim_node: simulation stopped: {exc}", file=sys.stderr)
         return 3
-    except LoggingSetupError as exc:
-        print(f"mvsim_node: {exc}", file=sys.stderr)
-        return 2
     finally:
-        if node is not None:
-            node.status.finish()
-            node.destroy_node()
+        node.status.finish()
+        node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+def startup_failure_text(exc: BaseException) -> str:
+    """One line saying why the node could not start."""
+    if isinstance(exc, WorldFileError):
+        text = f"cannot load the world: {exc}"
+    elif isinstance(exc, STARTUP_ERRORS):
+        text = str(exc)
+    else:
+        text = (f"internal error while starting: {type(exc).__name__}: {exc} "
+                f"(set {TRACEBACK_ENV}=1 for the traceback)")
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":

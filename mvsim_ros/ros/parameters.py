@@ -1,0 +1,105 @@
+"""The node's parameters: one table of names, types, defaults and bounds, read and checked in one place.
+
+Every parameter is declared with dynamic typing, so a launch file or a command line that passes an integer where a
+double is expected (`-p realtime_factor:=0`, `LaunchConfiguration` values that look like ints) is accepted: ints
+are taken as floats. Anything else that does not fit (a string for a number, a negative rate, NaN, a seed outside
+numpy's range) is a `ParameterError` with one line naming the parameter, the value and what is expected.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+
+
+class ParameterError(ValueError):
+    """A node parameter has a value of the wrong type or out of its range (one-line message)."""
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter: its default (whose Python type is the expected type), a description with units, and an
+    optional range check returning an error text (None when the value is fine)."""
+
+    default: Any
+    description: str
+    check: Callable[[Any], str | None] | None = None
+
+
+def _at_least(low: float) -> Callable[[float], str | None]:
+    return lambda value: None if value >= low else f"must be >= {low:g}"
+
+
+def _positive(value: float) -> str | None:
+    return None if value > 0 else "must be > 0"
+
+
+def _seed(value: int) -> str | None:
+    return None if 0 <= value < 2**63 else "must be between 0 and 2^63 - 1"
+
+
+#: Every parameter of the node.
+PARAMETERS: dict[str, ParamSpec] = {
+    "world_file": ParamSpec("", "MVSim world XML file (relative: current directory, then the package share dir)",
+                            lambda v: None if v.strip() else "is empty: give the path of an MVSim world XML file"),
+    "headless": ParamSpec(True, "run without a GUI (this version has none)"),
+    "realtime_factor": ParamSpec(1.0, "simulated s per wall s; 0 = as fast as possible", _at_least(0.0)),
+    "simul_rate": ParamSpec(100.0, "[Hz] wall-clock rate of the simulation loop timer", _positive),
+    "base_watchdog_timeout": ParamSpec(0.2, "[s] of simulated time without commands before a vehicle stops; 0 = off",
+                                       _at_least(0.0)),
+    "force_publish_vehicle_namespace": ParamSpec(False, "prefix topics with <veh>/ even for a single vehicle"),
+    "odometry_publish_rate": ParamSpec(50.0, "[Hz] of simulated time: odom, ground truth, tf; 0 = off",
+                                       _at_least(0.0)),
+    "clock_publish_rate": ParamSpec(100.0, "[Hz] of simulated time: /clock; 0 = off", _at_least(0.0)),
+    "do_fake_localization": ParamSpec(True, "publish map -> odom identity"),
+    "status_period": ParamSpec(0.0, "[s] of wall time between status lines; 0 = none", _at_least(0.0)),
+    "allow_shell_in_world": ParamSpec(False, "let $(command) in world files run programs"),
+    "random_seed": ParamSpec(0, "seed of rand()/randn() in world files and of sensor noise", _seed),
+    "use_stamped_cmd_vel": ParamSpec(False, "<veh>/cmd_vel is geometry_msgs/TwistStamped instead of Twist"),
+    "log_dir": ParamSpec("", "CSV logs under this directory; empty = off"),
+    "log_period": ParamSpec(0.0, "[s] of simulated time between log rows; 0 = every step", _at_least(0.0)),
+    "footprint_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: footprints of trains and articulated "
+                                              "vehicles; 0 = off", _at_least(0.0)),
+}
+
+_TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}
+
+
+def coerce(name: str, value: Any, spec: ParamSpec) -> Any:
+    """`value` as the type of `spec.default` (an int is accepted for a float), range-checked; ParameterError if not.
+
+    Booleans are not numbers here (`true` for a rate is an error), and floats must be finite.
+    """
+    expected = type(spec.default)
+    if value is None:  # declared but given no value (e.g. `-p name:=` on some distributions)
+        raise ParameterError(f"parameter '{name}' has no value; expected {_TYPE_NAMES[expected]}")
+    if expected is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    elif expected is int and isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        value = int(value)
+    if type(value) is not expected:
+        raise ParameterError(f"parameter '{name}' = {value!r}: expected {_TYPE_NAMES[expected]}")
+    if expected is float and not math.isfinite(value):
+        raise ParameterError(f"parameter '{name}' = {value!r}: must be finite")
+    problem = spec.check(value) if spec.check is not None else None
+    if problem:
+        raise ParameterError(f"parameter '{name}' = {value!r}: {problem}")
+    return value
+
+
+def declare_and_read(node: Node) -> dict[str, Any]:
+    """Declare every parameter of PARAMETERS on `node` (dynamically typed) and return their checked values."""
+    values = {}
+    for name, spec in PARAMETERS.items():
+        descriptor = ParameterDescriptor(description=spec.description, dynamic_typing=True)
+        declared = node.declare_parameter(name, spec.default, descriptor)
+        values[name] = coerce(name, None if declared.type_ == Parameter.Type.NOT_SET else declared.value, spec)
+    return values
+
+
+__all__ = ["PARAMETERS", "ParamSpec", "ParameterError", "coerce", "declare_and_read"]
