@@ -13,6 +13,7 @@ import Box2D
 import numpy as np
 
 from mvsim_ros.physics.polygons import convex_pieces, merge_occupied_cells, signed_area
+from mvsim_ros.world.actors import ActorSpec
 from mvsim_ros.world.specs import BlockSpec, JointSpec, OccupancyGridSpec, VehicleSpec, WorldSpec
 
 #: Friction coefficient between colliding bodies (chassis against walls, blocks, other vehicles).
@@ -23,7 +24,7 @@ BODY_CONTACT_FRICTION = 0.5
 class BodyTag:
     """Stored in each Box2D body's userData: what the body is and its index in its list."""
 
-    kind: str  # "vehicle", "block" or "ground"
+    kind: str  # "vehicle", "block", "actor" or "ground"
     index: int
 
 
@@ -70,6 +71,7 @@ class Box2DWorld:
     units: list[Box2D.b2Body] = field(default_factory=list)
     pivots: list[Box2D.b2RevoluteJoint] = field(default_factory=list)
     body_com_local: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    actors: list[Box2D.b2Body] = field(default_factory=list)
 
     @property
     def vehicle_com_local(self) -> np.ndarray:
@@ -121,6 +123,11 @@ def _add_vehicle(world: Box2D.b2World, spec: VehicleSpec, index: int, unit: int 
 def _add_block(world: Box2D.b2World, ground: Box2D.b2Body, spec: BlockSpec, index: int, gravity: float):
     pose = spec.init_pose
     tag = BodyTag("block", index)
+    if spec.animation is not None:  # moved along its keyframes (physics/kinematic.py), starting where they say
+        start = spec.animation.pose_at(0.0, pose)
+        body = world.CreateKinematicBody(position=(start.x, start.y), angle=start.yaw, userData=tag)
+        _polygon_fixtures(body, spec.shape, 0.0, sensor=spec.intangible)
+        return body
     if spec.static:
         body = world.CreateStaticBody(position=(pose.x, pose.y), angle=pose.yaw, userData=tag)
         _polygon_fixtures(body, spec.shape, 0.0, sensor=spec.intangible)
@@ -135,6 +142,17 @@ def _add_block(world: Box2D.b2World, ground: Box2D.b2Body, spec: BlockSpec, inde
         bodyA=ground, bodyB=body, localAnchorA=body.worldCenter, localAnchorB=body.localCenter,
         maxForce=max_force, maxTorque=max_force * gyration, collideConnected=True,
     )
+    return body
+
+
+def _add_actor(world: Box2D.b2World, spec: ActorSpec, index: int, start: tuple) -> Box2D.b2Body:
+    """An actor's kinematic body at `start` (x, y, z, yaw, ...): a circle of its collision radius, or its
+    declared <shape>."""
+    body = world.CreateKinematicBody(position=(start[0], start[1]), angle=start[3], userData=BodyTag("actor", index))
+    if spec.shape is not None:
+        _polygon_fixtures(body, spec.shape, 0.0)
+    else:
+        body.CreateCircleFixture(radius=spec.collision_radius, density=0.0, friction=BODY_CONTACT_FRICTION)
     return body
 
 
@@ -189,8 +207,9 @@ def static_wall_polygons(spec: WorldSpec) -> list[list[tuple[float, float]]]:
     return polygons
 
 
-def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
-    """Create every body of the world spec in a new Box2D world."""
+def build_box2d_world(spec: WorldSpec, actor_starts: list[tuple] | None = None) -> Box2DWorld:
+    """Create every body of the world spec in a new Box2D world; actors at `actor_starts` (x, y, z, yaw, ...)
+    [m, rad], one per spec.actors (their initial poses when not given)."""
     world = Box2D.b2World(gravity=(0.0, 0.0), doSleep=True)
     ground = world.CreateStaticBody(position=(0.0, 0.0), userData=BodyTag("ground", 0))
     for grid in spec.occupancy_grids:
@@ -207,7 +226,10 @@ def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
     by_name.update({blk.name: b for blk, b in zip(spec.blocks, blocks)})
     for joint in spec.joints:
         _add_joint(world, joint, by_name[joint.body_a], by_name[joint.body_b])
+    if actor_starts is None:
+        actor_starts = [(a.init_pose.x, a.init_pose.y, a.init_pose.z, a.init_pose.yaw) for a in spec.actors]
+    actors = [_add_actor(world, a, i, start) for i, (a, start) in enumerate(zip(spec.actors, actor_starts))]
     contacts = ContactCounter(len(vehicles))
     world.contactListener = contacts
     com = np.array([tuple(b.localCenter) for b in vehicles + units], dtype=float).reshape(-1, 2)
-    return Box2DWorld(world, ground, vehicles, blocks, contacts, units, pivots, com)
+    return Box2DWorld(world, ground, vehicles, blocks, contacts, units, pivots, com, actors)

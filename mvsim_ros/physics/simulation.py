@@ -6,11 +6,13 @@ import math
 
 import numpy as np
 
+from mvsim_ros.physics.actor_paths import ActorPath
 from mvsim_ros.physics.bodies import build_box2d_world
 from mvsim_ros.physics.commands import VehicleCommands
 from mvsim_ros.physics.controllers import WheelControllers
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
 from mvsim_ros.physics.jit import kernel
+from mvsim_ros.physics.kinematic import KinematicMovers, actor_path, block_path
 from mvsim_ros.physics.vehicles.articulated import (
     Articulations,
     articulated_wheel_setpoints,
@@ -21,6 +23,7 @@ from mvsim_ros.physics.vehicles.articulated import (
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry, odometry_wheel_pairs
 from mvsim_ros.physics.vehicles.fleet import Drivetrains, Steering, wheel_setpoints
 from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities, wheel_world_positions
+from mvsim_ros.world.elements import ElevationMapSpec, HorizontalPlaneSpec
 from mvsim_ros.world.specs import WorldSpec
 
 #: Wheel spin angles are wrapped into [-pi, pi) every this many steps (seed 001 wraps them past 1e4 rad; a
@@ -32,17 +35,23 @@ class SimulationDiverged(RuntimeError):
     """The state became non-finite (NaN or infinity); the simulation refuses to carry on."""
 
 
-#: World elements the physics uses: vertical planes are walls, property regions override friction.
-PHYSICAL_ELEMENTS = ("VerticalPlaneSpec", "PropertyRegionSpec")
+#: Block shapes that are ground to drive over (ramps, bumps) rather than obstacles, for the terrain physics.
+GROUND_SHAPES = ("ramp", "semi_cylinder_bump")
 
 
 def check_simulated(world: WorldSpec) -> list[str]:
-    """Warnings for world content this version loads but does not simulate."""
-    kinds = sorted({type(e).__name__ for e in world.elements} - set(PHYSICAL_ELEMENTS))
-    if not kinds:
+    """Warnings for world content this version loads but does not simulate: the ground vehicles should drive
+    on (elevation maps, horizontal planes, ramps and bumps) is flat for motion (the rendered sensors see it)."""
+    counts = {
+        "elevation map": sum(isinstance(e, ElevationMapSpec) for e in world.elements),
+        "horizontal plane": sum(isinstance(e, HorizontalPlaneSpec) for e in world.elements),
+        "ramp or bump block": sum(getattr(b.geometry, "kind", "") in GROUND_SHAPES for b in world.blocks),
+    }
+    found = [f"{n} {what}{'s' if n > 1 else ''}" for what, n in counts.items() if n]
+    if not found:
         return []
-    return [f"world elements kept for rendering and later physics, not simulated now (ground is flat): "
-            f"{', '.join(kinds)}"]
+    return [f"terrain is not simulated for motion yet: vehicles drive on flat ground (z = 0) through {', '.join(found)}"
+            "; cameras and lidars see them"]
 
 
 class Simulation:
@@ -70,7 +79,15 @@ class Simulation:
         self._index = {name: i for i, name in enumerate(self.vehicle_names)}
         n = len(world.vehicles)
 
-        self.box2d = build_box2d_world(world)
+        self.actor_paths = [ActorPath(actor) for actor in world.actors]
+        self.box2d = build_box2d_world(world, [path.pose(0.0) for path in self.actor_paths])
+        self._animated = np.array([i for i, b in enumerate(world.blocks) if b.animation is not None], dtype=np.intp)
+        self.movers = KinematicMovers(
+            [self.box2d.blocks[i] for i in self._animated.tolist()] + self.box2d.actors,
+            [block_path(world.blocks[i]) for i in self._animated.tolist()] + [actor_path(p) for p in self.actor_paths])
+        self._block_pose3 = np.array([(b.init_pose.x, b.init_pose.y, b.init_pose.z, b.init_pose.yaw,
+                                       b.init_pose.pitch, b.init_pose.roll) for b in world.blocks],
+                                     dtype=float).reshape(-1, 6)
         self.wheels = WheelArrays.from_vehicles(world.vehicles, self.gravity)
         self.controllers = WheelControllers.from_vehicles(world.vehicles)
         self.commands = VehicleCommands(
@@ -216,7 +233,9 @@ class Simulation:
             body.ApplyForceToCenter((f_x, f_y), True)
             body.ApplyTorque(t_z, True)
 
-        # 6. Box2D step.
+        # 6. Box2D step; animated blocks and actors first get the velocities that land them on their paths.
+        if self.movers.count:
+            self.movers.steer(self.time, dt)
         self.box2d.world.Step(dt, self.spec.b2d_vel_iters, self.spec.b2d_pos_iters)
 
         # 7. Snapshot: body states once, wheel spin angles, odometry; refuse to carry NaN on.
@@ -342,6 +361,25 @@ class Simulation:
         """(x, y, yaw) of each block [m, m, rad]."""
         rows = [(*b.position, b.angle) for b in self.box2d.blocks]
         return np.array(rows, dtype=float).reshape(-1, 3)
+
+    def block_poses3(self) -> np.ndarray:
+        """(x, y, z, yaw, pitch, roll) of each block [m, rad]: animated blocks exactly where their keyframes say;
+        the others at Box2D's planar pose with their initial z, pitch and roll."""
+        out = self._block_pose3
+        if len(out):
+            out[:, [0, 1, 3]] = self.block_poses()
+            out[self._animated] = self.movers.poses[:len(self._animated)]
+        return out.copy()
+
+    @property
+    def actor_poses(self) -> np.ndarray:
+        """(x, y, z, yaw) of each actor [m, rad], where its path says at the current time."""
+        return self.movers.poses[len(self._animated):, [0, 1, 2, 3]]
+
+    @property
+    def animated_blocks(self) -> np.ndarray:
+        """Indices of the keyframe-animated blocks (into the world's block list)."""
+        return self._animated
 
     # -- internals ------------------------------------------------------------------------------------------
     def _read_bodies(self) -> None:

@@ -20,12 +20,13 @@ from mvsim_ros.ros.parameters import ParameterError, declare_and_read
 from mvsim_ros.ros.footprint_publisher import FootprintPublisher
 from mvsim_ros.ros.image_publisher import ImagePublisher
 from mvsim_ros.ros.map_publisher import MapPublisher
+from mvsim_ros.ros.objects_publisher import ObjectMarkers
 from mvsim_ros.ros.inertial_publisher import InertialPublisher
 from mvsim_ros.ros.scan_publisher import ScanPublisher
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.ros.publishers import PublishRates, SimPublishers
 from mvsim_ros.ros.status import StatusLine
-from mvsim_ros.ros.topics import RosNameError, check_ros_names
+from mvsim_ros.ros.topics import RosNameError, ros_safe_names
 from mvsim_ros.world import WorldFileError, load_world
 
 #: At most this much simulated time [s] is caught up in one timer tick; beyond it, the node slips behind
@@ -62,11 +63,11 @@ class MvsimNode(Node):
         p = declare_and_read(self)
         spec = load_world(resolve_world_file(p["world_file"]), random_seed=p["random_seed"],
                           allow_shell=p["allow_shell_in_world"])
-        check_ros_names(spec, p["force_publish_vehicle_namespace"])
+        spec, renamed = ros_safe_names(spec, p["force_publish_vehicle_namespace"])
         if not p["headless"]:
             self.get_logger().warning("this version has no GUI; running headless")
         self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
-        for warning in spec.warnings + self.sim.warnings:
+        for warning in spec.warnings + renamed + self.sim.warnings:
             self.get_logger().warning(warning)
         self.realtime_factor = max(0.0, p["realtime_factor"])
         self.publishers_ = SimPublishers(
@@ -89,6 +90,7 @@ class MvsimNode(Node):
             for vehicle, transforms in more.items():
                 static.setdefault(vehicle, []).extend(transforms)
         self.publishers_.publish_static(static)
+        self.objects = ObjectMarkers(self, self.sim, spec, p["simul_objects_publish_rate"])
         self.footprints = FootprintPublisher(self, self.sim, self.publishers_.prefixes, p["footprint_publish_rate"],
                                              p["odometry_publish_rate"])
         self.commands = CommandSubscriptions(self, self.sim, self.publishers_.prefixes,
@@ -139,6 +141,7 @@ class MvsimNode(Node):
         self.scans.publish_due()
         self.inertial.publish_due()
         self.images.publish_due()
+        self.objects.publish_due()
 
     def destroy_node(self) -> None:
         """Write and close the CSV logs (if logging started), then destroy the node (once)."""

@@ -65,6 +65,8 @@ PARAMETERS: dict[str, ParamSpec] = {
     "log_period": ParamSpec(0.0, "[s] of simulated time between log rows; 0 = every step", _at_least(0.0)),
     "footprint_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: footprints of trains and articulated "
                                               "vehicles; 0 = off", _at_least(0.0)),
+    "simul_objects_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: simul_objects markers of animated "
+                                                  "blocks and actors; 0 = off", _at_least(0.0)),
 }
 
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -23,24 +24,65 @@ def vehicle_prefix(name: str, vehicle_count: int, force_namespace: bool) -> str:
 
 
 class RosNameError(ValueError):
-    """A vehicle or sensor name of the world cannot be part of a ROS topic name (one-line message)."""
+    """Vehicle or sensor names of the world cannot be made distinct ROS topic names (one-line message)."""
 
 
 #: One token of a ROS 2 topic name: letters, digits and '_', not starting with a digit.
 _NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
 
 
-def check_ros_names(world: WorldSpec, force_namespace: bool) -> None:
-    """Refuse names that would make invalid topics: vehicle names used as namespaces (several vehicles, or
-    forced) and sensor names (topic names under their vehicle, or at the root for world sensors). RosNameError
-    names the world file, line and the offending name, and says what is allowed."""
+def ros_name(name: str) -> str:
+    """`name` as a valid ROS topic name: in each '/'-separated token, characters other than letters, digits and
+    '_' become '_', and a token starting with a digit gets a leading '_' ('my-robot' -> 'my_robot',
+    '01a_truck' -> '_01a_truck'); empty tokens give ''."""
+    tokens = [_NOT_NAME_CHAR.sub("_", token) for token in name.split("/")]
+    if not all(tokens):
+        return ""
+    return "/".join("_" + t if t[0].isdigit() else t for t in tokens)
+
+
+def ros_safe_names(world: WorldSpec, force_namespace: bool) -> tuple[WorldSpec, list[str]]:
+    """The world with every name that goes into a topic made a valid ROS name (see `ros_name`), and one warning
+    per renamed name: vehicle names when they are namespaces (several vehicles, or forced) and sensor names
+    (their topics, and their frames). Joints follow their renamed vehicles. RosNameError (naming file and line)
+    when a name cannot be made one, or when renaming makes it equal to another vehicle's (or, on one host,
+    another sensor's)."""
+    warnings: list[str] = []
+
+    def renamed(kind: str, name: str, source, taken: dict[str, tuple[str, object]]) -> str:
+        where = f"{source}: " if source is not None else ""
+        new = name if _is_ros_name(name) else ros_name(name)
+        if not new:
+            raise RosNameError(f"{where}{kind} name '{name}' cannot be made a ROS topic name; rename it")
+        if new in taken:
+            other, other_source = taken[new]
+            at = f" ({other_source})" if other_source is not None else ""
+            raise RosNameError(f"{where}{kind} '{name}' and {kind} '{other}'{at} would both be published as "
+                               f"'{new}'; rename one of them")
+        taken[new] = (name, source)
+        if new != name:
+            warnings.append(f"{where}{kind} '{name}' is published as '{new}' (ROS topic names take letters, digits "
+                            "and '_', not a leading digit)")
+        return new
+
     namespaced = len(world.vehicles) > 1 or force_namespace
-    named = [("vehicle", v.name, v.source) for v in world.vehicles if namespaced]
-    named += [("sensor", s.name, s.source) for v in world.vehicles for s in v.sensors]
-    named += [("sensor", s.name, s.source) for s in world.sensors]
-    for kind, name, source in named:
-        if not all(_NAME_TOKEN.match(token) for token in name.split("/")):
-            where = f"{source}: " if source is not None else ""
-            raise RosNameError(
-                f"{where}{kind} name '{name}' cannot be used in a ROS topic name: use letters, digits and '_' "
-                "(not starting with a digit); rename it in the world file")
+    vehicle_names: dict[str, tuple[str, object]] = {}
+    names = {v.name: (renamed("vehicle", v.name, v.source, vehicle_names) if namespaced else v.name)
+             for v in world.vehicles}
+    vehicles = []
+    for vehicle in world.vehicles:
+        taken: dict[str, tuple[str, object]] = {}
+        sensors = [dataclasses.replace(s, name=renamed("sensor", s.name, s.source, taken)) for s in vehicle.sensors]
+        vehicles.append(dataclasses.replace(vehicle, name=names[vehicle.name], sensors=sensors))
+    taken = {}
+    sensors = [dataclasses.replace(s, name=renamed("sensor", s.name, s.source, taken)) for s in world.sensors]
+    if not warnings:
+        return world, []
+    joints = [dataclasses.replace(j, body_a=names.get(j.body_a, j.body_a), body_b=names.get(j.body_b, j.body_b))
+              for j in world.joints]
+    return dataclasses.replace(world, vehicles=vehicles, sensors=sensors, joints=joints), warnings
+
+
+def _is_ros_name(name: str) -> bool:
+    return all(_NAME_TOKEN.match(token) for token in name.split("/"))

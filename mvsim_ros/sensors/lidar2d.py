@@ -2,7 +2,8 @@
 
 Beams are spread evenly over the field of view, from -fov/2 (right) to +fov/2 (left), counter-clockwise as
 sensor_msgs/LaserScan orders them. A beam returns the distance to the first solid fixture it meets: occupancy-grid
-walls, <walls>, vertical planes, blocks whose height span contains the sensor's height, and other vehicles when
+walls, <walls>, vertical planes, blocks and actors whose height span contains the sensor's height (from their
+initial z: a block's zmin..zmax, an actor's 0..collision_height), and other vehicles when
 `bodies_visible` is true (never the sensor's own vehicle, never intangible bodies). Beyond range_max (or
 below range_min) a beam reads +inf ("no return", REP 117). Noise: a Gaussian range error (range_std_noise [m])
 and a Gaussian bearing error (angle_std_noise_deg) per beam, from a seeded generator.
@@ -107,7 +108,8 @@ class Lidar2D:
         self.rng = rng
         self._angles = self.params.angles
         z = spec.pose.z
-        self._visible_blocks = [b.zmin <= z <= b.zmax for b in world.blocks]
+        self._visible_blocks = [b.init_pose.z + b.zmin <= z <= b.init_pose.z + b.zmax for b in world.blocks]
+        self._visible_actors = [a.init_pose.z <= z <= a.init_pose.z + a.collision_height for a in world.actors]
         self.schedule = Periodic(self.params.period)
         #: Measure on the GPU (`render_scan`); the publisher clears it when no OpenGL context can be made.
         self.raytrace_3d = self.params.raytrace_3d
@@ -121,6 +123,8 @@ class Lidar2D:
             return tag.index != self.vehicle and self.params.bodies_visible
         if tag.kind == "block":
             return self._visible_blocks[tag.index]
+        if tag.kind == "actor":
+            return self._visible_actors[tag.index]
         return True
 
     def due(self, now: float) -> bool:

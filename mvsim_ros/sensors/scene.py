@@ -1,16 +1,19 @@
-"""A GL mirror of the world for the rendered sensors (cameras, 3D lidars).
+"""A GL mirror of the world for the rendered sensors (cameras, 3D lidars, raytrace_3d lasers).
 
 Meshes: a ground plane (z = 0), occupancy-grid walls (merged rectangles of occupied cells, extruded to
-WALL_HEIGHT), elevation maps (two triangles per grid cell, split along the cell's (0,0)-(1,1) diagonal as
-`ElevationMapSpec.elevation_at` interpolates, coloured by mesh_color; the ground plane stays, and the terrain is
-drawn with a depth-test polygon offset so that where it lies at z = 0 it wins instead of z-fighting), blocks and
-vehicles. A block or vehicle whose `<visual>` names a local model that loads is drawn with that model's
-triangles (model_scale, then yaw/pitch/roll, then the offset: the same placement as `load_model_footprint`;
-block or chassis colour; no back-face culling, model windings are not reliable); otherwise (no model, remote
-URI, unreadable file) with the prism of its outline from zmin to zmax. Static geometry lives in one buffer;
-every block and vehicle has its own buffer, placed at render time from the simulation's poses (`update`). Each
-render writes two targets: the shaded colour (RGBA8) and the eye-space depth along the optical axis [m] (R32F,
-exact, no depth-buffer inversion).
+WALL_HEIGHT), `<walls>` boxes, vertical planes (with their doors and windows cut out), horizontal planes (both
+faces; keyframe-animated ones moved to where their keyframes are at the simulation's time), elevation maps (two
+triangles per grid cell, split along the cell's (0,0)-(1,1) diagonal as `ElevationMapSpec.elevation_at`
+interpolates, coloured by mesh_color; the ground plane stays, and the terrain is drawn with a depth-test polygon
+offset so that where it lies at z = 0 it wins instead of z-fighting), blocks (at their 3D pose), vehicles and
+actors. A block, vehicle or actor whose `<visual>` names a model that loads is drawn with that model's triangles
+(model_scale, then yaw/pitch/roll, then the offset: the same placement as `load_model_footprint`; block or
+chassis colour; no back-face culling, model windings are not reliable); otherwise (no model, unavailable remote
+model, unreadable file) a block or vehicle is the prism of its outline from zmin to zmax and an actor MVSim's
+stand-in body (a cylinder of its collision radius and height with a head on top). Static geometry lives in one
+buffer; every plane, block, vehicle and actor has its own, placed at render time from the simulation's poses
+(`update`). Each render writes two targets: the shaded colour (RGBA8) and the eye-space depth along the optical
+axis [m] (R32F, exact, no depth-buffer inversion).
 """
 
 from __future__ import annotations
@@ -21,11 +24,18 @@ from typing import Callable
 
 import numpy as np
 
-from mvsim_ros.physics.polygons import merge_occupied_cells, signed_area
+from mvsim_ros.physics.polygons import merge_occupied_cells
 from mvsim_ros.sensors.gl_context import gl_context
-from mvsim_ros.world.elements import ElevationMapSpec
-from mvsim_ros.world.specs import WorldSpec
-from mvsim_ros.world.visual_models import posed_model
+from mvsim_ros.sensors.meshes import (
+    actor_placeholder_mesh,
+    double_sided_rectangle,
+    parse_rgb,
+    prism,
+    vertical_plane_mesh,
+)
+from mvsim_ros.world.elements import ElevationMapSpec, HorizontalPlaneSpec, VerticalPlaneSpec
+from mvsim_ros.world.specs import Pose3, WorldSpec
+from mvsim_ros.world.visual_models import posed_model, unavailable_remote_model
 
 #: Height of occupancy-grid walls [m].
 WALL_HEIGHT = 2.0
@@ -68,39 +78,6 @@ void main() {
 """
 
 
-def parse_rgb(color: str) -> tuple[float, float, float]:
-    """'#rrggbb' (or '#rrggbbaa') as floats in [0, 1]; grey when unreadable."""
-    text = (color or "").strip().lstrip("#")
-    try:
-        return tuple(int(text[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
-    except ValueError:
-        return (0.5, 0.5, 0.5)
-
-
-def prism(outline, zmin: float, zmax: float, color) -> np.ndarray:
-    """Triangles (rows of x y z nx ny nz r g b) of a vertical prism over a simple polygon outline, outward facing
-    (counter-clockwise seen from outside). The caps are fanned from the first vertex (fine for convex outlines,
-    an approximation for concave ones)."""
-    pts = [tuple(map(float, p)) for p in outline]
-    if len(pts) < 3 or zmax <= zmin:
-        return np.zeros((0, 9), dtype="f4")
-    if signed_area(pts) < 0:
-        pts = pts[::-1]
-    rows = []
-    for i in range(1, len(pts) - 1):  # caps
-        a, b, c = pts[0], pts[i], pts[i + 1]
-        rows += [(*a, zmax, 0, 0, 1), (*b, zmax, 0, 0, 1), (*c, zmax, 0, 0, 1)]
-        rows += [(*a, zmin, 0, 0, -1), (*c, zmin, 0, 0, -1), (*b, zmin, 0, 0, -1)]
-    for i, a in enumerate(pts):  # sides
-        b = pts[(i + 1) % len(pts)]
-        dx, dy = b[0] - a[0], b[1] - a[1]
-        length = math.hypot(dx, dy) or 1.0
-        n = (dy / length, -dx / length, 0.0)
-        rows += [(*a, zmin, *n), (*b, zmin, *n), (*b, zmax, *n), (*a, zmin, *n), (*b, zmax, *n), (*a, zmax, *n)]
-    out = np.array(rows, dtype="f4")
-    return np.hstack([out, np.tile(np.asarray(color, dtype="f4"), (len(out), 1))])
-
-
 def terrain_mesh(emap: ElevationMapSpec, color=None) -> tuple[np.ndarray, np.ndarray]:
     """Indexed triangle mesh of an elevation map: vertices (rows of x y z nx ny nz r g b, one per height sample,
     smooth normals) and uint32 indices, two counter-clockwise (seen from above) triangles per cell, split along
@@ -133,7 +110,7 @@ def terrain_mesh(emap: ElevationMapSpec, color=None) -> tuple[np.ndarray, np.nda
 def model_mesh(visual, base_dir: Path, color, warn: Callable[[str], None]) -> np.ndarray | None:
     """Triangles (rows of x y z nx ny nz r g b, flat normals) of a `<visual>` group's local model in the object's
     frame: vertex p lands at R(yaw, pitch, roll) (model_scale * p) + offset, as in `load_model_footprint`.
-    None (with `warn`) for a remote URI or a model that does not load; None silently without a model."""
+    None (with `warn`) for an unavailable remote model or one that does not load; None silently without a model."""
     model = posed_model(visual, base_dir, warn, "drawing the declared shape")
     if model is None or len(model[1]) == 0:
         return None
@@ -162,16 +139,31 @@ def pose_matrix(x: float, y: float, yaw: float) -> np.ndarray:
     return m
 
 
+def pose3_placement(x: float, y: float, z: float, yaw: float, pitch: float = 0.0, roll: float = 0.0) -> np.ndarray:
+    """4x4 world placement of a 3D pose [m, rad] (R = Rz(yaw) Ry(pitch) Rx(roll))."""
+    m = np.eye(4)
+    m[:3, :3] = Pose3(x, y, z, yaw, pitch, roll).rotation()
+    m[:3, 3] = (x, y, z)
+    return m
+
+
 class Scene:
     """GL buffers of a world; `update(sim)` moves the bodies, `draw(view, proj)` renders into the bound target."""
 
     def __init__(self, world: WorldSpec, ctx=None, warn: Callable[[str], None] | None = None):
         self.ctx = ctx if ctx is not None else gl_context()
         self.program = self.ctx.program(vertex_shader=_VERTEX, fragment_shader=_FRAGMENT)
-        #: Messages about visual models drawn as prisms instead (also passed to `warn` when given).
+        #: Messages about visual models drawn as prisms instead (also passed to `warn` when given). An unavailable
+        #: remote model is said once per URI, and not at all when loading the world said it already.
         self.warnings: list[str] = []
+        told = {uri for uri in map(unavailable_remote_model, world.warnings) if uri}
 
         def note(message: str) -> None:
+            uri = unavailable_remote_model(message)
+            if uri is not None:
+                if uri in told:
+                    return
+                told.add(uri)
             self.warnings.append(message)
             if warn is not None:
                 warn(message)
@@ -186,6 +178,9 @@ class Scene:
                 x0, x1 = grid.x_min + c0 * res, grid.x_min + c1 * res
                 y0, y1 = grid.y_min + r0 * res, grid.y_min + r1 * res
                 static.append(prism([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], 0.0, WALL_HEIGHT, WALL_COLOR))
+        static += [prism(segment.polygon(), 0.0, segment.height, WALL_COLOR)
+                   for walls in world.walls for segment in walls.segments]
+        static += [vertical_plane_mesh(e) for e in world.elements if isinstance(e, VerticalPlaneSpec)]
         walls = np.vstack(static) if static else np.zeros((0, 9), dtype="f4")
         self.static = self._vao(walls) if len(walls) else None
         self.triangles += len(walls) // 3
@@ -199,6 +194,21 @@ class Scene:
                     self.terrain.append(self._vao(vertices, indices))
                     self.terrain_triangles += len(indices) // 3
         self.triangles += self.terrain_triangles
+        #: Horizontal planes (floors, table tops, lifts): vertex arrays in each plane's frame, their initial poses
+        #: and their keyframe animations (None: fixed).
+        planes = [e for e in world.elements if isinstance(e, HorizontalPlaneSpec)]
+        self.planes = [self._vao(double_sided_rectangle(e.x_min, e.x_max, e.y_min, e.y_max, e.z, parse_rgb(e.color)))
+                       for e in planes]
+        self._plane_start = [e.init_pose or Pose3() for e in planes]
+        self._plane_animation = [getattr(e, "animation", None) for e in planes]
+        self.plane_poses = np.array([_pose_row(pose) for pose in self._plane_start], dtype=float).reshape(-1, 6)
+        self.triangles += 4 * len(planes)
+        #: Actors: their visual model when it loads, else MVSim's stand-in body; poses (x, y, z, yaw).
+        actors = [self._actor(actor, world, note) for actor in world.actors]
+        self.actors = [vao for vao, _ in actors]
+        self.actor_models = [is_model for _, is_model in actors]
+        self.actor_poses = np.array([(a.init_pose.x, a.init_pose.y, a.init_pose.z, a.init_pose.yaw)
+                                     for a in world.actors], dtype=float).reshape(-1, 4)
         #: Per block / vehicle: its vertex array (None: nothing to draw), and whether it is a visual model (drawn
         #: without back-face culling).
         bodies = [self._body(block.visual, _base_dir(block, world), block.shape, block.zmin, block.zmax,
@@ -216,8 +226,8 @@ class Scene:
                    for v in units]
         self.vehicles = [vao for vao, _ in bodies]
         self.vehicle_models = [is_model for _, is_model in bodies]
-        self.block_poses = np.array([(b.init_pose.x, b.init_pose.y, b.init_pose.yaw) for b in world.blocks],
-                                    dtype=float).reshape(-1, 3)
+        #: Block poses: rows (x, y, z, yaw, pitch, roll) [m, rad] (or planar rows (x, y, yaw)).
+        self.block_poses = np.array([_pose_row(b.init_pose) for b in world.blocks], dtype=float).reshape(-1, 6)
         poses = [(v.init_pose.x, v.init_pose.y, v.init_pose.yaw) for v in world.vehicles]
         poses += [v.articulation.front_unit_pose(v.init_pose.x, v.init_pose.y, v.init_pose.yaw) for v in units]
         self.vehicle_poses = np.array(poses, dtype=float).reshape(-1, 3)
@@ -244,6 +254,16 @@ class Scene:
         self.triangles += len(mesh) // 3
         return (self._vao(mesh) if len(mesh) else None), is_model
 
+    def _actor(self, actor, world: WorldSpec, note):
+        """An actor's vertex array: its visual model (placed as for blocks) or the cylinder-and-head stand-in."""
+        mesh = model_mesh(actor.visual, _base_dir(actor, world), parse_rgb("#6496c8"),
+                          lambda message: note(f"actor '{actor.name}': {message}"))
+        is_model = mesh is not None
+        if mesh is None:
+            mesh = actor_placeholder_mesh(actor.collision_radius, actor.collision_height)
+        self.triangles += len(mesh) // 3
+        return self._vao(mesh), is_model
+
     def _vao(self, mesh: np.ndarray, indices: np.ndarray | None = None):
         buffer = self.ctx.buffer(np.ascontiguousarray(mesh, dtype="f4").tobytes())
         content = [(buffer, "3f 3f 3f", "in_pos", "in_normal", "in_color")]
@@ -253,9 +273,14 @@ class Scene:
         return self.ctx.vertex_array(self.program, content, index_buffer=index_buffer, index_element_size=4)
 
     def update(self, sim) -> None:
-        """Take the current poses of vehicles (articulated front units too) and blocks from a Simulation."""
+        """Take the current poses of vehicles (articulated front units too), blocks and actors from a Simulation,
+        and move animated planes to where their keyframes are at its time."""
         self.vehicle_poses = np.asarray(sim.body_pose, dtype=float)
-        self.block_poses = np.asarray(sim.block_poses(), dtype=float)
+        self.block_poses = sim.block_poses3()
+        self.actor_poses = np.asarray(sim.actor_poses, dtype=float)
+        for k, animation in enumerate(self._plane_animation):
+            if animation is not None:
+                self.plane_poses[k] = _pose_row(animation.pose_at(sim.time, self._plane_start[k]))
 
     def draw(self, view: np.ndarray, proj: np.ndarray) -> None:
         """Draw everything into the currently bound framebuffer (world -> GL eye `view`, projection `proj`)."""
@@ -277,15 +302,24 @@ class Scene:
             for vao in self.terrain:
                 vao.render()
             self.ctx.polygon_offset = (0.0, 0.0)
-        for vaos, models, poses in ((self.blocks, self.block_models, self.block_poses),
-                                    (self.vehicles, self.vehicle_models, self.vehicle_poses)):
+        actor_rows = [(x, y, z, yaw, 0.0, 0.0) for x, y, z, yaw in self.actor_poses.tolist()]
+        for vaos, models, poses in ((self.planes, [False] * len(self.planes), self.plane_poses),
+                                    (self.blocks, self.block_models, self.block_poses),
+                                    (self.vehicles, self.vehicle_models, self.vehicle_poses),
+                                    (self.actors, self.actor_models, actor_rows)):
             for vao, is_model, pose in zip(vaos, models, poses):
                 if vao is None:
                     continue
-                model.write(np.ascontiguousarray(pose_matrix(*pose).T, dtype="f4").tobytes())
+                placement = pose_matrix(*pose) if len(pose) == 3 else pose3_placement(*pose)
+                model.write(np.ascontiguousarray(placement.T, dtype="f4").tobytes())
                 if is_model:
                     self.ctx.disable(moderngl.CULL_FACE)
                     vao.render()
                     self.ctx.enable(moderngl.CULL_FACE)
                 else:
                     vao.render()
+
+
+def _pose_row(pose: Pose3) -> tuple[float, float, float, float, float, float]:
+    """(x, y, z, yaw, pitch, roll) of a Pose3 [m, rad]."""
+    return pose.x, pose.y, pose.z, pose.yaw, pose.pitch, pose.roll

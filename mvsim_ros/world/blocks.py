@@ -9,7 +9,8 @@ from typing import Callable
 
 from mvsim_ros.world.block_geometry import parse_geometry
 from mvsim_ros.world.sensors import group_text
-from mvsim_ros.world.specs import BlockSpec, Pose2, SourceRef
+from mvsim_ros.world.animation import parse_animation
+from mvsim_ros.world.specs import BlockSpec, Pose3, SourceRef
 from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_floats, positive
 from mvsim_ros.world.vehicles import polygon
 from mvsim_ros.world.visual_models import load_model_footprint, parse_visual
@@ -23,9 +24,11 @@ DEFAULT_BLOCK_SHAPE = [(-0.5, -0.5), (-0.5, 0.5), (0.5, 0.5), (0.5, -0.5)]
 _IGNORED_FOR_NOW = frozenset({"init_vel", "lateral_friction", "restitution"})
 
 
-def build_block(node: XmlNode, classes: dict[str, XmlNode], index: int, warn: Warn, rename: Rename) -> BlockSpec:
-    """A <block> instance merged with its <block:class> (instance tags win)."""
-    name = node.attrib.get("name", "").strip() or f"block{index + 1:03d}"
+def build_block(node: XmlNode, classes: dict[str, XmlNode], default_name: str, warn: Warn,
+                rename: Rename) -> BlockSpec:
+    """A <block> instance merged with its <block:class> (instance tags win). `default_name` names a block without
+    a name attribute (MVSim: block001, block002, ... counting the unnamed ones)."""
+    name = node.attrib.get("name", "").strip() or default_name
     class_name = node.attrib.get("class", "").strip()
     if class_name and class_name not in classes:
         valid = ", ".join(sorted(classes)) or "none defined"
@@ -38,6 +41,7 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], index: int, warn: Wa
     shape_node = geometry_node = None
     from_visual = False
     visual_scale = None
+    poses: dict[str, Pose3] = {}
     for child in items:
         tag = child.tag
         if tag == "mass":
@@ -63,7 +67,15 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], index: int, warn: Wa
             block.intangible = parse_bool(child.text, child, "intangible")
         elif tag == "init_pose":
             x, y, yaw_deg = parse_floats(child.text, child, "init_pose 'x y yaw_deg'", 3)
-            block.init_pose = Pose2(x, y, math.radians(yaw_deg))
+            poses[tag] = Pose3(x, y, 0.0, math.radians(yaw_deg))
+        elif tag == "init_pose3d":
+            x, y, z, yaw, pitch, roll = parse_floats(child.text, child,
+                                                     "init_pose3d 'x y z yaw_deg pitch_deg roll_deg'", 6)
+            poses[tag] = Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll))
+        elif tag == "skip_elevation_adjust":  # MVSim skips whenever the tag is present; "false" adjusts here
+            block.skip_elevation_adjust = parse_bool(child.text or "true", child, "skip_elevation_adjust")
+        elif tag == "animation":
+            block.animation = parse_animation(child)
         elif tag == "visual":
             block.visual = parse_visual(child)
         elif tag == "publish":
@@ -75,6 +87,8 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], index: int, warn: Wa
         else:
             warn(child, f"unknown tag inside block '{name}'; skipped")
 
+    if poses:  # the instance's tags follow the class's, so they win; MVSim prefers <init_pose> to <init_pose3d>
+        block.init_pose = poses.get("init_pose", poses.get("init_pose3d"))
     # Outline: <shape> first, else <geometry> (as MVSim); <shape_from_visual/> replaces it when the model loads.
     if shape_node is not None:
         block.shape = polygon(shape_node)

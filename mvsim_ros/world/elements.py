@@ -32,6 +32,7 @@ from typing import Any, Callable, Union
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from mvsim_ros.world.animation import parse_animation
 from mvsim_ros.world.resources import is_remote_uri, local_zip_parts, zip_member_problem
 from mvsim_ros.world.specs import Pose3, SourceRef
 from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_floats, positive
@@ -192,7 +193,8 @@ class HorizontalPlaneSpec:
     """``horizontal_plane``: a flat rectangle at height z, e.g. a floor, a ceiling or a table top.
 
     x_min..x_max, y_min..y_max [m]: extent in the plane's own frame; z [m]: its height in that frame.
-    init_pose: the plane's frame in the world (None = world frame). MVSim reports the plane as ground under
+    init_pose: the plane's frame in the world (None = world frame); animation: keyframes moving that frame (drawn
+    for the rendered sensors; the ground it offers is the initial one). MVSim reports the plane as ground under
     every point inside it (see :meth:`elevation_at`). color / texture (path or URL, not loaded) with
     texture_size_x/y [m] per texture copy; cull_face: NONE, BACK or FRONT; enable_shadows: lighting on/off.
     """
@@ -211,6 +213,7 @@ class HorizontalPlaneSpec:
     texture_size_y: float = 1.0
     cull_face: str = "NONE"
     init_pose: Pose3 | None = None
+    animation: object | None = None  # KeyframeAnimation (world/animation.py): a lift, a moving platform
     kept: list[KeptTag] = field(default_factory=list)
 
     def elevation_at(self, x: float, y: float) -> float | None:
@@ -738,6 +741,10 @@ def _elevation_map(node: XmlNode, warn: Warn, context: str) -> ElevationMapSpec:
         "mesh_color": ("mesh_color", _color), "resolution": ("resolution", _pos_float),
         "texture_extension_x": ("texture_extension_x", _nonneg_float),
         "texture_extension_y": ("texture_extension_y", _nonneg_float),
+        # MVSim's planes call the tiling size texture_size_x/y; worlds write it on elevation maps too (MVSim
+        # ignores it there): taken as the texture_extension it means.
+        "texture_size_x": ("texture_extension_x", _nonneg_float),
+        "texture_size_y": ("texture_extension_y", _nonneg_float),
         "model_split_size": ("model_split_size", _nonneg_float), "apply_kernel": ("apply_kernel", _text),
     }
     kept: list[KeptTag] = []
@@ -822,7 +829,12 @@ def _horizontal_plane(node: XmlNode, warn: Warn, context: str) -> HorizontalPlan
         "cull_face": ("cull_face", _cull_face),
     }
     special, pose_of = _pose_handlers(warn)
-    kept_tags = _SIMULABLE_KEPT | {"geo_corner_sw", "geo_corner_ne"}
+
+    def animation(child: XmlNode) -> None:
+        spec.animation = parse_animation(child)
+
+    special["animation"] = animation
+    kept_tags = (_SIMULABLE_KEPT - {"animation"}) | {"geo_corner_sw", "geo_corner_ne"}
     _read_children(node, spec, table, warn, context, special=special, kept=kept_tags)
     spec.init_pose = pose_of()
     _check_range(node, spec.x_min, spec.x_max, "x")

@@ -8,11 +8,14 @@ yet are kept in the spec or reported as warnings with file:line, never ignored s
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 
+from mvsim_ros.world.actors import build_actor
 from mvsim_ros.world.blocks import build_block
+from mvsim_ros.world.elevation import place_on_surfaces
 from mvsim_ros.world.elements import (
     ELEMENT_CLASSES,
     parse_element,
@@ -28,7 +31,7 @@ from mvsim_ros.world.occupancy import OCCUPANCY_CLASS, parse_occupancy_grid
 from mvsim_ros.world.preprocess import DEFERRED_VARIABLES, Preprocessor, load_file_tree
 from mvsim_ros.world.sensors import parse_sensor
 from mvsim_ros.world.specs import WorldSpec
-from mvsim_ros.world.values import fail, parse_float, positive
+from mvsim_ros.world.values import fail, parse_bool, parse_float, positive
 from mvsim_ros.world.vehicles import build_vehicle
 from mvsim_ros.world.visual_models import parse_visual, unavailable_remote_model
 from mvsim_ros.world.xml_tree import XmlNode, parse_xml_bytes
@@ -62,6 +65,9 @@ class _WorldBuilder:
         self.pre = preprocessor
         self.vehicle_classes: dict[str, XmlNode] = {}
         self.block_classes: dict[str, XmlNode] = {}
+        self.actor_classes: dict[str, XmlNode] = {}
+        self._unnamed = {"vehicle": 0, "block": 0, "actor": 0}
+        self._unnamed_warning: dict[str, tuple[int, XmlNode]] = {}
         self._warned: set[str] = set()
 
     def warn(self, node: XmlNode, message: str) -> None:
@@ -104,10 +110,19 @@ class _WorldBuilder:
             self.vehicle_classes[_name(node)] = node
         elif tag == "block:class":
             self.block_classes[_name(node)] = node
+        elif tag == "actor:class":
+            self.actor_classes[_name(node)] = node
         elif tag == "vehicle":
+            node = self._named(node, "veh{}")
             world.vehicles.append(build_vehicle(node, self.vehicle_classes, self.warn, self.rename))
         elif tag == "block":
-            world.blocks.append(build_block(node, self.block_classes, len(world.blocks), self.warn, self.rename))
+            node = self._named(node, "block{:03d}")
+            world.blocks.append(build_block(node, self.block_classes, node.attrib["name"], self.warn, self.rename))
+        elif tag == "actor":
+            node = self._named(node, "actor{:03d}")
+            world.actors.append(build_actor(node, self.actor_classes, node.attrib["name"], self.warn))
+        elif tag == "joystick_enabled":  # a GUI option: MVSim reads the gamepad only for its GUI's selected vehicle
+            world.joystick_enabled = parse_bool(node.text, node, "joystick_enabled")
         elif tag == "element":
             self._element(node)
         elif tag == "sensor":
@@ -132,6 +147,29 @@ class _WorldBuilder:
         else:
             self.warn(node, "unknown tag; skipped")
 
+    def _named(self, node: XmlNode, pattern: str) -> XmlNode:
+        """`node` itself when it has a name; else a copy named as MVSim names them, counting the unnamed ones of
+        its kind in creation order (veh1, veh2, ...; block001, ...; actor001, ...). One warning per kind, at the
+        first one, completed with the count and the last name by `finish`."""
+        if node.attrib.get("name", "").strip():
+            return node
+        count = self._unnamed[node.tag] = self._unnamed[node.tag] + 1
+        name = pattern.format(count)
+        if count == 1:
+            self._unnamed_warning[node.tag] = (len(self.world.warnings), node)
+            self.warn(node, self._unnamed_text(node.tag, name, name))
+        else:
+            at, first = self._unnamed_warning[node.tag]
+            self.world.warnings[at] = f"{first.file}:{first.line}: <{first.tag}>: " \
+                                      f"{self._unnamed_text(node.tag, pattern.format(1), name, count)}"
+        return dataclasses.replace(node, attrib={**node.attrib, "name": name})
+
+    @staticmethod
+    def _unnamed_text(tag: str, first: str, last: str, count: int = 1) -> str:
+        names = f"'{first}'" if count == 1 else f"'{first}' to '{last}'"
+        what = f"a <{tag}>" if count == 1 else f"{count} <{tag}> elements (the first here)"
+        return f"{what} without a name attribute: named {names} in creation order, as MVSim does"
+
     def _element(self, node: XmlNode) -> None:
         kind = node.attrib.get("class", "").strip()
         if kind == OCCUPANCY_CLASS:
@@ -143,6 +181,8 @@ class _WorldBuilder:
         world = self.world
         _unique([v.name for v in world.vehicles], "vehicle", world.source_file)
         _unique([b.name for b in world.blocks], "block", world.source_file)
+        _unique([a.name for a in world.actors], "actor", world.source_file)
+        place_on_surfaces(world)
         bodies = {v.name for v in world.vehicles} | {b.name for b in world.blocks}
         for joint in world.joints:
             for body in (joint.body_a, joint.body_b):

@@ -252,7 +252,9 @@ class BlockSpec:
     """An obstacle block: polygon outline [m] in its own frame, mass [kg], heights [m], ground friction mu.
 
     static: never moves (infinite mass). intangible: takes part in nothing physical (no collisions).
-    color: "#rrggbb".
+    color: "#rrggbb". init_pose: its start pose in 3D (Box2D moves x, y, yaw; z, pitch, roll stay unless
+    animated; z is raised onto the surface below unless skip_elevation_adjust, as MVSim). animation: a
+    KeyframeAnimation (world/animation.py): the block is then moved along it, kinematically.
     """
 
     name: str
@@ -264,7 +266,9 @@ class BlockSpec:
     color: str = "#0080ff"
     static: bool = False
     intangible: bool = False
-    init_pose: Pose2 = field(default_factory=Pose2)
+    init_pose: Pose3 = field(default_factory=Pose3)
+    skip_elevation_adjust: bool = False
+    animation: object | None = None  # KeyframeAnimation (world/animation.py)
     geometry: object | None = None  # Geometry (world/block_geometry.py) the outline came from
     visual: object | None = None  # VisualSpec (world/visual_models.py)
     publish: dict[str, str] = field(default_factory=dict)
@@ -318,10 +322,12 @@ class WorldSpec:
     occupancy_grids: list[OccupancyGridSpec] = field(default_factory=list)
     elements: list[object] = field(default_factory=list)  # world/elements.py specs (ground grid, terrain, ...)
     sensors: list[SensorSpec] = field(default_factory=list)  # standalone sensors placed in the world
+    actors: list[object] = field(default_factory=list)  # ActorSpec (world/actors.py): animated pedestrians
     joints: list[JointSpec] = field(default_factory=list)
     gui: object | None = None
     georeference: object | None = None
     lights: object | None = None
     walls: list[object] = field(default_factory=list)
+    joystick_enabled: bool = False  # MVSim's GUI option: a gamepad drives the vehicle selected in its GUI
     other_params: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)

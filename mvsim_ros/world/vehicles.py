@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -253,8 +254,11 @@ def _wheels(dynamics_node: XmlNode, info: DynamicsClass) -> list[WheelSpec]:
 
 
 def _wheel_attributes(wheel: WheelSpec, node: XmlNode) -> None:
-    if "pos" in node.attrib:
-        wheel.x, wheel.y = parse_floats(node.attrib["pos"], node, "wheel pos 'x y'", 2)
+    if "pos" in node.attrib:  # MVSim: "x y [yaw_deg]", the optional third value the mounting angle
+        values = parse_floats(node.attrib["pos"], node, "wheel pos 'x y [yaw_deg]'", (2, 3))
+        wheel.x, wheel.y = values[0], values[1]
+        if len(values) == 3:
+            wheel.yaw = math.radians(values[2])
     for key in ("mass", "width", "diameter"):
         if key in node.attrib:
             value = parse_float(node.attrib[key], node, f"wheel {key}")
@@ -313,12 +317,18 @@ def _numeric_params(node: XmlNode, defaults: dict[str, float], what: str, warn: 
     return params
 
 
+#: twist_pid gains a twist_ideal controller may carry (MVSim's jackal and turtlebot definitions do): not used.
+IDEAL_IGNORED_GAINS = frozenset({"KP", "KI", "KD", "I_MAX", "max_torque"})
+
+
 def _controller(node: XmlNode | None, info: DynamicsClass, warn: Warn) -> ControllerSpec:
     if node is None:  # MVSim's default controller
         return ControllerSpec(kind="raw", params=dict(CONTROLLER_PARAMS["raw"]))
     kind = node.attrib.get("class", "").strip()
     if kind not in info.controllers:
         raise fail(node, f"unknown controller class '{kind}' for this dynamics; valid: {', '.join(info.controllers)}")
+    if kind == "twist_ideal":  # MVSim's own definitions keep their PID gains here; it ignores them, as we do
+        node = dataclasses.replace(node, children=[c for c in node.children if c.tag not in IDEAL_IGNORED_GAINS])
     params = _numeric_params(node, CONTROLLER_PARAMS[kind], f"controller '{kind}'", warn)
     for key in CONTROLLER_DEGREE_PARAMS & params.keys():
         params[key] = math.radians(params[key])

@@ -19,7 +19,7 @@ START_TIMEOUT_S = 60.0
 _TWO_VEHICLES = """<mvsim_world version="1.0">
   <vehicle:class name="bot"><dynamics class="differential"/></vehicle:class>
   <vehicle name="{name}" class="bot"/>
-  <vehicle name="r2" class="bot"><init_pose>3 0 0</init_pose></vehicle>
+  <vehicle name="{other}" class="bot"><init_pose>3 0 0</init_pose></vehicle>
 </mvsim_world>
 """
 
@@ -48,7 +48,7 @@ def _failures(tmp_path):
     empty = tmp_path / "empty.world.xml"
     empty.write_text("")
     bad_name = tmp_path / "bad_name.world.xml"
-    bad_name.write_text(_TWO_VEHICLES.format(name="my-robot"))
+    bad_name.write_text(_TWO_VEHICLES.format(name="my-robot", other="my_robot"))  # the same ROS name
     folder = tmp_path / "a_directory"
     folder.mkdir()
     return {
@@ -57,7 +57,8 @@ def _failures(tmp_path):
         "directory": ([f"world_file:={folder}"], [str(folder), "directory"]),
         "unreadable file": ([f"world_file:={_unreadable_file(tmp_path)}"], ["cannot read"]),
         "missing relative path": (["world_file:=no/such/world.xml"], ["no/such/world.xml", "not found"]),
-        "bad vehicle name": ([f"world_file:={bad_name}"], [f"{bad_name}:3", "my-robot", "ROS"]),
+        "bad vehicle name": ([f"world_file:={bad_name}"], [f"{bad_name}:4", f"{bad_name}:3", "'my-robot'",
+                                                           "'my_robot'", "rename"]),
         "non-numeric float parameter": ([f"world_file:={DEMO_WORLD}", "realtime_factor:=fast"],
                                         ["realtime_factor", "number"]),
         "negative rate": ([f"world_file:={DEMO_WORLD}", "simul_rate:=-5.0"], ["simul_rate", "> 0"]),
@@ -80,14 +81,26 @@ def test_start_failure_is_one_line_and_exit_2(case, tmp_path):
         assert text in lines[0], lines[0]
 
 
-def test_a_valid_vehicle_name_alone_needs_no_namespace(tmp_path):
-    """A single vehicle's name is not part of any topic (no prefix): MVSim worlds with such names still run;
-    forcing the namespace makes it a start failure naming it."""
-    world = tmp_path / "one.world.xml"
-    world.write_text('<mvsim_world version="1.0"><vehicle:class name="bot"><dynamics class="differential"/>'
-                     '</vehicle:class><vehicle name="my-robot" class="bot"/></mvsim_world>')
-    result = _run(f"world_file:={world}", "force_publish_vehicle_namespace:=true")
-    assert result.returncode == 2 and "my-robot" in result.stderr and "Traceback" not in result.stderr
+def test_a_vehicle_name_that_is_no_ros_name_is_published_under_a_valid_one(tmp_path, probe):
+    """MVSim's own worlds name vehicles '01a_truck'; 'my-robot' is common too: their topics go under
+    '_01a_truck/', 'my_robot/' with one warning each, and the node runs."""
+    from nav_msgs.msg import Odometry
+
+    world = tmp_path / "names.world.xml"
+    world.write_text(_TWO_VEHICLES.format(name="my-robot", other="01a_truck"))
+    heard = set()
+    for topic in ("/my_robot/odom", "/_01a_truck/odom"):
+        probe.node.create_subscription(Odometry, topic, lambda m, t=topic: heard.add(t), 10)
+    proc = subprocess.Popen(node_command(f"world_file:={world}"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert probe.wait_for(lambda: len(heard) == 2, START_TIMEOUT_S), heard
+    finally:
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=20)
+    assert "vehicle 'my-robot' is published as 'my_robot'" in stderr
+    assert "vehicle '01a_truck' is published as '_01a_truck'" in stderr
+    assert "Traceback" not in stderr
 
 
 @pytest.fixture

@@ -257,13 +257,22 @@ def test_elevation_map_old_and_unknown_tags_are_warned(xml, tmp_path):
     warns = Warnings()
     spec = element(xml, """<element class="elevation_map"><elevation_image>e.png</elevation_image>
         <debug_show_contact_points>true</debug_show_contact_points>
-        <texture_size_x>1.5</texture_size_x></element>""", warns)
+        <texture_sise_x>1.5</texture_sise_x></element>""", warns)
     assert warns == [
         ("debug_show_contact_points", 2,
          '<element class="elevation_map">: <debug_show_contact_points> not used by this version; kept'),
-        ("texture_size_x", 3, 'unknown parameter for <element class="elevation_map">; skipped'),
+        ("texture_sise_x", 3, 'unknown parameter for <element class="elevation_map">; skipped'),
     ]
     assert [k.tag for k in spec.kept] == ["debug_show_contact_points"] and spec.kept[0].text == "true"
+
+
+def test_elevation_map_texture_size_is_its_texture_extension(xml, tmp_path):
+    """MVSim's planes name the texture tiling texture_size_x/y; worlds use it on elevation maps too."""
+    grey_png(tmp_path / "e.png", [[0, 255], [255, 0]])
+    warns = Warnings()
+    spec = element(xml, """<element class="elevation_map"><elevation_image>e.png</elevation_image>
+        <texture_size_x>1.5</texture_size_x><texture_size_y>2.5</texture_size_y></element>""", warns)
+    assert warns == [] and (spec.texture_extension_x, spec.texture_extension_y) == (1.5, 2.5)
 
 
 # ------------------------------------------------------------------------------------------------ horizontal_plane

@@ -131,3 +131,27 @@ def test_articulated_world():
                          "tractor_bottom_left": (-1.6, 1.1), "tractor_bottom_right": (-1.6, -1.1)}
     assert [s.name for s in loader.sensors] == ["scan"]
     assert len(world.walls[0].segments) == 4 and len(world.blocks) == 3
+
+
+def test_moving_things_world():
+    from mvsim_ros.physics import Simulation
+
+    world = load_world(WORLDS / "moving_things.world.xml")
+    assert world.warnings == []
+    blocks = {b.name: b for b in world.blocks}
+    # Crates given z = 2.0 reach the 2.2 m mezzanine with half their 0.6 m height: placed on it.
+    assert [blocks[n].init_pose.z for n in ("crate_up_1", "crate_up_2", "crate_down")] == [2.2, 2.2, 0.0]
+    assert blocks["shuttle"].animation.period == 24.0
+    assert [a.name for a in world.actors] == ["walker", "visitor"]
+    assert world.actors[1].path[1].animation == "run" and world.actors[1].path[1].pause == 3.0
+    assert [s.name for s in world.sensors] == ["door_watch"]
+    sim = Simulation(world)
+    while sim.time < 30.0 - 1e-9:
+        sim.step()
+    # 30 s = one 24 s cycle + 6 s: 6/10 of the way from x = -7 to x = 7.
+    assert sim.block_poses3()[3] == pytest.approx((1.4, -2.5, 0.0, 0.0, 0.0, 0.0), abs=1e-4)
+    # The walker: 7 m west to the first waypoint (5.83 s), then cycles of 20.5 s: 3.5 m south (2.92 s) and a 2 s
+    # pause, 7 m east, 3.5 m north and a 1 s pause, 7 m west. 30 s is 3.67 s into the second cycle: pausing.
+    lead, cycle = 7 / 1.2, 3.5 / 1.2 + 2 + 7 / 1.2 + 3.5 / 1.2 + 1 + 7 / 1.2
+    assert (30.0 - lead) % cycle == pytest.approx(3.667, abs=1e-3)
+    assert sim.actor_poses[0] == pytest.approx((-3.0, -0.5, 0.0, -math.pi / 2), abs=1e-9)

@@ -142,3 +142,14 @@ def test_entity_attacks_are_refused(payload, reason):
 def test_expressions_in_vehicle_parameters():
     text = robot_world_xml().replace("<KP>60.0</KP>", "<KP>$f{30*2.5}</KP>")
     assert load_world_string(text).vehicles[0].controller.params["KP"] == 75.0
+
+
+def test_twist_ideal_ignores_the_pid_gains_mvsim_definitions_give_it():
+    """MVSim's jackal and turtlebot definitions keep twist_pid gains under a twist_ideal controller: ignored
+    quietly, as MVSim does; a tag no controller knows is still reported."""
+    spec = load_world_string('''<mvsim_world version="1.0"><vehicle name="v"><dynamics class="differential">
+      <controller class="twist_ideal"><KP>10</KP><KI>1</KI><KD>0</KD><I_MAX>5</I_MAX><max_torque>30</max_torque>
+        <V>0.5</V><foo>1</foo></controller></dynamics></vehicle></mvsim_world>''')
+    controller = spec.vehicles[0].controller
+    assert controller.kind == "twist_ideal" and controller.params == {"V": 0.5, "W": 0.0}
+    assert len(spec.warnings) == 1 and "<foo>: unknown parameter for controller 'twist_ideal'" in spec.warnings[0]

@@ -1,0 +1,156 @@
+"""``<actor:class>`` and ``<actor>`` (MVSim 1.2's animated pedestrians) -> ActorSpec.
+
+An actor is kinematic: it walks its waypoint path at its own speed, whatever pushes it. Parameters (class first,
+then the instance's own tags win, as MVSim's ``HumanActor::factory`` reads them):
+
+=======================  =========  =====================================================================
+tag                      default    meaning
+=======================  =========  =====================================================================
+``walking_speed``        1.4        [m/s] speed of ordinary segments
+``running_speed``        3.5        [m/s] speed of segments whose target waypoint says ``animation="run"``
+``turning_rate``         120        [deg/s] documented by MVSim, not used by its motion; kept
+``height``               1.75       [m] the character's height (placeholder body, markers)
+``collision_radius``     0.3        [m] radius of the cylinder it collides as
+``collision_height``     1.7        [m] height of that cylinder (sensors see it from z to z + height)
+``animation_idle|walk|run``  --     clip names of the animated model (appearance only)
+``shape``                --         optional ``<pt>`` outline [m] to collide as instead of the cylinder
+``visual``               --         ``<visual>`` model (see visual_models.py); a body placeholder otherwise
+``init_pose[3d]``        0 0 0      start pose, ``x y yaw_deg`` or ``x y z yaw pitch roll`` (degrees)
+``path``                 --         ``<path loop="true|false">`` of ``<waypoint pause="s" animation="run">``
+                                    ``x y yaw_deg</waypoint>`` (or six values ``x y z yaw pitch roll``)
+=======================  =========  =====================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+from mvsim_ros.world.specs import Point2, Pose3, SourceRef
+from mvsim_ros.world.values import fail, parse_bool, parse_float, parse_floats, positive
+from mvsim_ros.world.vehicles import polygon
+from mvsim_ros.world.visual_models import parse_visual
+from mvsim_ros.world.xml_tree import XmlNode
+
+Warn = Callable[[XmlNode, str], None]
+
+#: Most waypoints one actor path may have.
+MAX_WAYPOINTS = 100_000
+#: Waypoint animation hints MVSim knows.
+ANIMATION_HINTS = ("walk", "run", "idle")
+_NUMBERS = {"walking_speed": "walking_speed [m/s]", "running_speed": "running_speed [m/s]",
+            "height": "height [m]", "collision_radius": "collision_radius [m]",
+            "collision_height": "collision_height [m]"}
+_CLIP_NAMES = ("animation_idle", "animation_walk", "animation_run")
+
+
+@dataclass
+class Waypoint:
+    """One waypoint of an actor path: pose [m, rad]; pause [s] spent there on arrival; animation: '' (walk), 'run'
+    (the segment leading here at running speed) or 'idle'."""
+
+    pose: Pose3
+    pause: float = 0.0
+    animation: str = ""
+
+
+@dataclass
+class ActorSpec:
+    """An animated pedestrian. Speeds [m/s], sizes [m], turning_rate [rad/s]; path: waypoints in world coordinates,
+    followed from init_pose (see physics/actor_paths.py); loop: start again from the first waypoint after the last.
+    """
+
+    name: str
+    class_name: str = ""
+    walking_speed: float = 1.4
+    running_speed: float = 3.5
+    turning_rate: float = math.radians(120.0)
+    height: float = 1.75
+    collision_radius: float = 0.3
+    collision_height: float = 1.7
+    clips: dict[str, str] = field(default_factory=dict)
+    shape: list[Point2] | None = None
+    visual: object | None = None
+    init_pose: Pose3 = field(default_factory=Pose3)
+    skip_elevation_adjust: bool = False
+    path: list[Waypoint] = field(default_factory=list)
+    loop: bool = True
+    source: SourceRef | None = None
+
+
+def build_actor(node: XmlNode, classes: dict[str, XmlNode], default_name: str, warn: Warn) -> ActorSpec:
+    """An ``<actor>`` merged with its ``<actor:class>`` (the instance's tags win). `default_name` names an actor
+    without a name attribute (MVSim: actor001, actor002, ...)."""
+    name = node.attrib.get("name", "").strip() or default_name
+    class_name = node.attrib.get("class", "").strip()
+    if class_name and class_name not in classes:
+        valid = ", ".join(sorted(classes)) or "none defined"
+        raise fail(node, f"unknown actor class '{class_name}' (defined actor classes: {valid})")
+    actor = ActorSpec(name=name, class_name=class_name, source=SourceRef(node.file, node.line, node.tag))
+    for source in ([classes[class_name]] if class_name else []) + [node]:
+        _apply_tags(actor, source, warn)
+    if actor.collision_radius <= 0 or actor.collision_height <= 0:
+        raise fail(node, f"actor '{name}': collision_radius and collision_height must be > 0")
+    return actor
+
+
+def _apply_tags(actor: ActorSpec, node: XmlNode, warn: Warn) -> None:
+    poses: dict[str, Pose3] = {}
+    for child in node.children:
+        tag = child.tag
+        if tag in _NUMBERS:
+            setattr(actor, tag, positive(parse_float(child.text, child, _NUMBERS[tag]), child, tag))
+        elif tag == "turning_rate":
+            actor.turning_rate = math.radians(parse_float(child.text, child, "turning_rate [deg/s]"))
+        elif tag in _CLIP_NAMES:
+            actor.clips[tag.removeprefix("animation_")] = child.text.strip()
+        elif tag == "shape":
+            actor.shape = polygon(child)
+        elif tag == "visual":
+            actor.visual = parse_visual(child, warn)
+        elif tag == "init_pose":
+            x, y, yaw = parse_floats(child.text, child, "init_pose 'x y yaw_deg'", 3)
+            poses.setdefault("init_pose", Pose3(x, y, 0.0, math.radians(yaw)))
+        elif tag == "init_pose3d":
+            x, y, z, yaw, pitch, roll = parse_floats(child.text, child,
+                                                     "init_pose3d 'x y z yaw_deg pitch_deg roll_deg'", 6)
+            poses.setdefault("init_pose3d",
+                             Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll)))
+        elif tag == "skip_elevation_adjust":
+            actor.skip_elevation_adjust = parse_bool(child.text or "true", child, "skip_elevation_adjust")
+        elif tag == "path":
+            actor.path, actor.loop = parse_path(child, warn)
+        else:
+            warn(child, f"unknown tag inside actor '{actor.name}'; skipped")
+    if poses:  # MVSim reads <init_pose> first, <init_pose3d> only without it
+        actor.init_pose = poses.get("init_pose", poses.get("init_pose3d"))
+
+
+def parse_path(node: XmlNode, warn: Warn) -> tuple[list[Waypoint], bool]:
+    """``<path loop="...">`` -> (waypoints, loop). MVSim loops unless loop is "false"/"0"."""
+    loop = parse_bool(node.attrib["loop"], node, "path loop") if "loop" in node.attrib else True
+    waypoints = []
+    for child in node.children:
+        if child.tag != "waypoint":
+            warn(child, "unknown tag inside <path>; skipped (valid: waypoint)")
+            continue
+        values = parse_floats(child.text, child, "waypoint 'x y yaw_deg' or 'x y z yaw_deg pitch_deg roll_deg'", (3, 6))
+        if len(values) == 3:
+            pose = Pose3(values[0], values[1], 0.0, math.radians(values[2]))
+        else:
+            x, y, z, yaw, pitch, roll = values
+            pose = Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll))
+        pause = parse_float(child.attrib.get("pause", "0"), child, "waypoint pause [s]")
+        if pause < 0:
+            raise fail(child, f"waypoint pause must be >= 0 [s], got {pause:g}")
+        hint = child.attrib.get("animation", "").strip()
+        if hint and hint not in ANIMATION_HINTS:
+            raise fail(child, f"unknown waypoint animation '{hint}'; valid: {', '.join(ANIMATION_HINTS)}")
+        waypoints.append(Waypoint(pose, pause, "" if hint == "walk" else hint))
+        if len(waypoints) > MAX_WAYPOINTS:
+            raise fail(child, f"more than {MAX_WAYPOINTS} waypoints in one path")
+    return waypoints, loop
+
+
+__all__ = ["ActorSpec", "Waypoint", "build_actor", "parse_path"]
