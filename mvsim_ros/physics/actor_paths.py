@@ -18,8 +18,6 @@ import bisect
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from mvsim_ros.world.actors import ActorSpec
 
 #: Segments shorter than this [m] are covered instantly (MVSim's threshold).
@@ -36,8 +34,8 @@ class _Segment:
     """One leg: from start to end [m], start/end/heading yaw [rad], starting at time t0 [s], walking for
     `duration` [s] then pausing `pause` [s] at the end."""
 
-    start: np.ndarray
-    end: np.ndarray
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
     start_yaw: float
     end_yaw: float
     heading: float
@@ -53,9 +51,10 @@ class _Segment:
     def pose(self, t: float) -> tuple[float, float, float, float]:
         """(x, y, z, yaw) [m, rad] at time t within [t0, t_end]."""
         if self.duration <= 0.0 or t >= self.t0 + self.duration:
-            return float(self.end[0]), float(self.end[1]), float(self.end[2]), self.end_yaw
+            return (*self.end, self.end_yaw)
         u = (t - self.t0) / self.duration
-        x, y, z = self.start + u * (self.end - self.start)
+        (xa, ya, za), (xb, yb, zb) = self.start, self.end
+        x, y, z = xa + u * (xb - xa), ya + u * (yb - ya), za + u * (zb - za)
         yaw = self.heading
         if u < TURN_OUT_FRACTION:
             yaw = self.start_yaw + _wrap(self.heading - self.start_yaw) * (u / TURN_OUT_FRACTION)
@@ -70,13 +69,13 @@ class ActorPath:
     def __init__(self, spec: ActorSpec):
         self.spec = spec
         start = spec.init_pose
-        position = np.array([start.x, start.y, start.z], dtype=float)
+        position = (float(start.x), float(start.y), float(start.z))
         yaw, t = start.yaw, 0.0
         waypoints = spec.path
         self.lead: list[_Segment] = []  # the way to the first waypoint (once)
         self.cycle: list[_Segment] = []  # then waypoint to waypoint, repeated when looping
         if not waypoints:
-            self._still = (float(position[0]), float(position[1]), float(position[2]), yaw)
+            self._still = (*position, yaw)
             return
         order = list(range(len(waypoints)))
         legs = [(0, self.lead)] + [(i, self.cycle) for i in order[1:]]
@@ -91,10 +90,10 @@ class ActorPath:
         self._cycle_starts = [s.t0 for s in self.cycle]
         self._cycle_length = (self.cycle[-1].t_end - self.cycle[0].t0) if self.cycle else 0.0
 
-    def _segment(self, position: np.ndarray, yaw: float, waypoint, t0: float) -> _Segment:
+    def _segment(self, position: tuple[float, float, float], yaw: float, waypoint, t0: float) -> _Segment:
         spec = self.spec
-        end = np.array([waypoint.pose.x, waypoint.pose.y, waypoint.pose.z], dtype=float)
-        length = float(np.linalg.norm(end - position))
+        end = (float(waypoint.pose.x), float(waypoint.pose.y), float(waypoint.pose.z))
+        length = math.dist(end, position)
         speed = spec.running_speed if waypoint.animation == "run" else spec.walking_speed
         duration = length / speed if length >= ZERO_LENGTH_M else 0.0
         heading = math.atan2(end[1] - position[1], end[0] - position[0]) if length > HEADING_MIN_LENGTH_M \
@@ -129,7 +128,7 @@ class ActorPath:
         segment, local = self._segment_at(t)
         if segment.duration <= 0.0 or not segment.t0 <= local < segment.t0 + segment.duration:
             return 0.0
-        return float(np.linalg.norm(segment.end - segment.start)) / segment.duration
+        return math.dist(segment.end, segment.start) / segment.duration
 
 
 def _wrap(angle: float) -> float:

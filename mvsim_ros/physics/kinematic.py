@@ -23,13 +23,7 @@ PosePath = Callable[[float], tuple[float, float, float, float, float, float]]
 
 def block_path(block: BlockSpec) -> PosePath:
     """The keyframe path of an animated block (its animation composed with its initial pose)."""
-    animation, initial = block.animation, block.init_pose
-
-    def pose(t: float) -> tuple[float, float, float, float, float, float]:
-        p = animation.pose_at(t, initial)
-        return p.x, p.y, p.z, p.yaw, p.pitch, p.roll
-
-    return pose
+    return block.animation.track(block.init_pose).pose
 
 
 def actor_path(path: ActorPath) -> PosePath:
@@ -43,30 +37,32 @@ def actor_path(path: ActorPath) -> PosePath:
 
 
 class KinematicMovers:
-    """Drives a list of Box2D kinematic bodies along their paths, one step at a time.
-
-    `poses` holds each body's current 6D pose (x, y, z, yaw, pitch, roll) [m, rad], exact from its path at the
-    simulation's current time (Box2D's copy of x, y, yaw is float32).
-    """
+    """Drives a list of Box2D kinematic bodies along their paths, one step at a time."""
 
     def __init__(self, bodies: list[Box2D.b2Body], paths: list[PosePath]):
         self.bodies = bodies
         self.paths = paths
-        self.poses = np.array([path(0.0) for path in paths], dtype=float).reshape(-1, 6)
+        self._poses = [path(0.0) for path in paths]
 
     @property
     def count(self) -> int:
         """Number of moved bodies."""
         return len(self.bodies)
 
+    @property
+    def poses(self) -> np.ndarray:
+        """(x, y, z, yaw, pitch, roll) [m, rad] of each body, exact from its path at the simulation's current time
+        (Box2D's own copy of x, y, yaw is float32)."""
+        return np.array(self._poses, dtype=float).reshape(-1, 6)
+
     def steer(self, t: float, dt: float) -> None:
         """Give every body the velocity that takes it from its Box2D pose now to its path's pose at t + dt [s]."""
-        for k, (body, path) in enumerate(zip(self.bodies, self.paths)):
-            target = path(t + dt)
-            (x, y), yaw = body.position, body.angle
-            body.linearVelocity = ((target[0] - x) / dt, (target[1] - y) / dt)
-            body.angularVelocity = _wrap(target[3] - yaw) / dt
-            self.poses[k] = target
+        rate, later, poses = 1.0 / dt, t + dt, self._poses
+        for k, body in enumerate(self.bodies):
+            poses[k] = target = self.paths[k](later)
+            x, y = body.position
+            body.linearVelocity = ((target[0] - x) * rate, (target[1] - y) * rate)
+            body.angularVelocity = _wrap(target[3] - body.angle) * rate
 
 
 def _wrap(angle: float) -> float:

@@ -12,6 +12,7 @@ keyframe pose: there is nothing to interpolate between, and MVSim leaves the pos
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -39,33 +40,67 @@ class KeyframeAnimation:
         """Length of one cycle [s]: the last keyframe's time."""
         return float(self.times[-1])
 
-    def relative_pose(self, t: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """(position (3,), quaternion (4,)) of the path at simulated time t [s] (relative to the initial pose), or
-        None at the start, before the first keyframe of the first cycle (the object then keeps its initial pose)."""
+    def track(self, initial: Pose3) -> "KeyframeTrack":
+        """The keyframes composed with an initial pose, ready to be sampled every step."""
+        return KeyframeTrack(self, initial)
+
+    def pose_at(self, t: float, initial: Pose3) -> Pose3:
+        """The object's world pose at simulated time t [s]: `initial` composed with the interpolated keyframe."""
+        return Pose3(*self.track(initial).pose(t))
+
+
+class KeyframeTrack:
+    """A KeyframeAnimation composed with an object's initial pose: world-frame keyframes, sampled with plain
+    floats (a few microseconds per sample, as the physics does every step).
+
+    Composing first and interpolating then is the same as MVSim's interpolating then composing: positions are
+    interpolated linearly and a fixed rotation commutes with slerp (q0 slerp(qa, qb, u) = slerp(q0 qa, q0 qb, u)).
+    """
+
+    def __init__(self, animation: KeyframeAnimation, initial: Pose3):
+        self.times = animation.times.tolist()
+        self.period = animation.period
+        rot0 = initial.rotation()
+        q0 = matrix_quaternion(rot0)
+        origin = np.array([initial.x, initial.y, initial.z])
+        self.positions = [tuple(float(c) for c in origin + rot0 @ p) for p in animation.positions]
+        self.quaternions = [quaternion_product(q0, q) for q in animation.quaternions]
+        #: Rotations about z only (MVSim's <time_pose> keyframes on an upright object): their angles [rad], to
+        #: interpolate as slerp would, without it.
+        self.yaws = [2.0 * math.atan2(z, w) for w, x, y, z in self.quaternions] \
+            if all(x == 0.0 and y == 0.0 for _, x, y, _ in self.quaternions) else None
+        self.initial = tuple(float(c) for c in (initial.x, initial.y, initial.z, initial.yaw, initial.pitch,
+                                                initial.roll))
+
+    def pose(self, t: float) -> tuple[float, float, float, float, float, float]:
+        """(x, y, z, yaw, pitch, roll) [m, rad] at simulated time t [s] (see the module docstring)."""
         times = self.times
         if self.period > 0.0:
             phase = math.fmod(t, self.period)
             if phase < times[0]:
-                return None if t < self.period else (self.positions[-1], self.quaternions[-1])
+                if t < self.period:
+                    return self.initial
+                return self._keyframe(-1)
         else:  # a single keyframe at t = 0: a fixed offset
             phase = 0.0
-        k = int(np.searchsorted(times, phase, side="right")) - 1
+        k = bisect.bisect_right(times, phase) - 1
         if k >= len(times) - 1:
-            return self.positions[-1], self.quaternions[-1]
+            return self._keyframe(-1)
         u = (phase - times[k]) / (times[k + 1] - times[k])
-        position = (1.0 - u) * self.positions[k] + u * self.positions[k + 1]
-        return position, slerp(self.quaternions[k], self.quaternions[k + 1], u)
+        (xa, ya, za), (xb, yb, zb) = self.positions[k], self.positions[k + 1]
+        if self.yaws is None:
+            orientation = quaternion_yaw_pitch_roll(slerp(self.quaternions[k], self.quaternions[k + 1], u))
+        else:  # slerp about one axis: the angle moves linearly the shorter way (a half turn: as slerp goes)
+            turn = self.yaws[k + 1] - self.yaws[k]
+            if turn > math.pi:
+                turn -= 2.0 * math.pi
+            elif turn < -math.pi:
+                turn += 2.0 * math.pi
+            orientation = (math.remainder(self.yaws[k] + u * turn, 2.0 * math.pi), 0.0, 0.0)
+        return (xa + u * (xb - xa), ya + u * (yb - ya), za + u * (zb - za), *orientation)
 
-    def pose_at(self, t: float, initial: Pose3) -> Pose3:
-        """The object's world pose at simulated time t [s]: `initial` composed with the interpolated keyframe."""
-        relative = self.relative_pose(t)
-        if relative is None:
-            return initial
-        position, quaternion = relative
-        rot0 = initial.rotation()
-        world_position = np.array([initial.x, initial.y, initial.z]) + rot0 @ position
-        yaw, pitch, roll = yaw_pitch_roll(rot0 @ quaternion_matrix(quaternion))
-        return Pose3(float(world_position[0]), float(world_position[1]), float(world_position[2]), yaw, pitch, roll)
+    def _keyframe(self, k: int) -> tuple[float, float, float, float, float, float]:
+        return (*self.positions[k], *quaternion_yaw_pitch_roll(self.quaternions[k]))
 
 
 def parse_animation(node: XmlNode) -> KeyframeAnimation:
@@ -103,25 +138,26 @@ def parse_animation(node: XmlNode) -> KeyframeAnimation:
     return KeyframeAnimation(times, positions, quaternions, SourceRef(node.file, node.line, node.tag))
 
 
-def matrix_quaternion(r: np.ndarray) -> np.ndarray:
+def matrix_quaternion(r: np.ndarray) -> tuple[float, float, float, float]:
     """Unit quaternion (w, x, y, z) of a 3x3 rotation matrix (Shepperd's method), with w >= 0."""
     trace = r[0, 0] + r[1, 1] + r[2, 2]
     if trace > 0:
         s = 2.0 * math.sqrt(1.0 + trace)
-        q = np.array([0.25 * s, (r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s])
+        q = [0.25 * s, (r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s]
     else:
         i = int(np.argmax([r[0, 0], r[1, 1], r[2, 2]]))
         j, k = (i + 1) % 3, (i + 2) % 3
         s = 2.0 * math.sqrt(1.0 + r[i, i] - r[j, j] - r[k, k])
-        q = np.zeros(4)
+        q = [0.0, 0.0, 0.0, 0.0]
         q[1 + i] = 0.25 * s
         q[1 + j] = (r[j, i] + r[i, j]) / s
         q[1 + k] = (r[k, i] + r[i, k]) / s
         q[0] = (r[k, j] - r[j, k]) / s
-    return q if q[0] >= 0 else -q
+    sign = 1.0 if q[0] >= 0 else -1.0
+    return tuple(float(sign * c) for c in q)
 
 
-def quaternion_matrix(q: np.ndarray) -> np.ndarray:
+def quaternion_matrix(q) -> np.ndarray:
     """3x3 rotation matrix of a unit quaternion (w, x, y, z)."""
     w, x, y, z = q
     return np.array([
@@ -131,16 +167,37 @@ def quaternion_matrix(q: np.ndarray) -> np.ndarray:
     ])
 
 
-def slerp(q0: np.ndarray, q1: np.ndarray, u: float) -> np.ndarray:
-    """Spherical linear interpolation between unit quaternions, u in [0, 1], along the shorter arc."""
-    dot = float(np.dot(q0, q1))
+def quaternion_product(a, b) -> tuple[float, float, float, float]:
+    """Hamilton product a b of quaternions (w, x, y, z): the rotation b, then a."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (float(aw * bw - ax * bx - ay * by - az * bz), float(aw * bx + ax * bw + ay * bz - az * by),
+            float(aw * by - ax * bz + ay * bw + az * bx), float(aw * bz + ax * by - ay * bx + az * bw))
+
+
+def slerp(q0, q1, u: float) -> tuple[float, float, float, float]:
+    """Spherical linear interpolation between unit quaternions (w, x, y, z), u in [0, 1], along the shorter arc."""
+    dot = sum(a * b for a, b in zip(q0, q1))
     if dot < 0.0:
-        q1, dot = -q1, -dot
+        q1, dot = tuple(-c for c in q1), -dot
     if dot > 0.9995:  # nearly equal: linear interpolation, renormalised
-        q = q0 + u * (q1 - q0)
-        return q / np.linalg.norm(q)
+        q = [a + u * (b - a) for a, b in zip(q0, q1)]
+        norm = math.sqrt(sum(c * c for c in q))
+        return tuple(c / norm for c in q)
     theta = math.acos(dot)
-    return (math.sin((1 - u) * theta) * q0 + math.sin(u * theta) * q1) / math.sin(theta)
+    wa, wb = math.sin((1 - u) * theta) / math.sin(theta), math.sin(u * theta) / math.sin(theta)
+    return tuple(wa * a + wb * b for a, b in zip(q0, q1))
+
+
+def quaternion_yaw_pitch_roll(q) -> tuple[float, float, float]:
+    """(yaw, pitch, roll) [rad] of a unit quaternion (w, x, y, z), R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    w, x, y, z = q
+    r00, r10 = 1 - 2 * (y * y + z * z), 2 * (x * y + z * w)
+    r20, r21, r22 = 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)
+    pitch = math.atan2(-r20, math.hypot(r00, r10))
+    if abs(math.cos(pitch)) < 1e-12:  # gimbal lock: put it all in yaw
+        return math.atan2(-2 * (x * y - z * w), 1 - 2 * (x * x + z * z)), pitch, 0.0
+    return math.atan2(r10, r00), pitch, math.atan2(r21, r22)
 
 
 def yaw_pitch_roll(r: np.ndarray) -> tuple[float, float, float]:
@@ -151,4 +208,4 @@ def yaw_pitch_roll(r: np.ndarray) -> tuple[float, float, float]:
     return math.atan2(r[1, 0], r[0, 0]), pitch, math.atan2(r[2, 1], r[2, 2])
 
 
-__all__ = ["KeyframeAnimation", "parse_animation", "slerp", "yaw_pitch_roll"]
+__all__ = ["KeyframeAnimation", "KeyframeTrack", "parse_animation", "slerp", "yaw_pitch_roll"]
