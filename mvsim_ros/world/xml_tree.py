@@ -136,6 +136,8 @@ def parse_xml_document(data: bytes, file: str) -> XmlDocument:
     """
     if len(data) > MAX_FILE_BYTES:
         raise WorldFileError(size_limit_message(len(data)), file=file)
+    if not data.strip():
+        raise WorldFileError("the file is empty: expected an <mvsim_world> XML document", file=file)
     builder = _TreeBuilder(file)
     try:
         defusedxml.sax.parseString(data, builder)

@@ -53,7 +53,7 @@ def _failures(tmp_path):
     folder.mkdir()
     return {
         "broken world": ([f"world_file:={broken}"], [f"{broken}:2", "<vehicle>", "nope"]),
-        "empty world": ([f"world_file:={empty}"], [str(empty)]),
+        "empty world": ([f"world_file:={empty}"], [str(empty), "the file is empty"]),
         "directory": ([f"world_file:={folder}"], [str(folder), "directory"]),
         "unreadable file": ([f"world_file:={_unreadable_file(tmp_path)}"], ["cannot read"]),
         "missing relative path": (["world_file:=no/such/world.xml"], ["no/such/world.xml", "not found"]),

@@ -300,7 +300,7 @@ def test_a_closing_tag_that_closes_too_early_is_named_when_the_file_ends_open():
 
 
 @pytest.mark.parametrize("data, message", [
-    (b"", "the file holds no XML element"), (b"  \n<!-- c -->\n", "the file holds no XML element"),
+    (b"", "the file is empty"), (b" \n\t", "the file is empty"), (b"  \n<!-- c -->\n", "the file holds no XML element"),
     (b'<a x="1<2"/>\x00', r"character U\+0000 is not allowed"),
     (b'<a x="1<2">\xff</a>', "not valid UTF-8"),
     (b'<?xml version="1.0" encoding="EBCDIC-XYZ"?><a x="1<2"/>', "unsupported encoding"),
