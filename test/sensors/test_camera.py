@@ -7,18 +7,13 @@ import numpy as np
 import pytest
 
 from conftest import robot_world_xml
+from gl_support import needs_gl
 from mvsim_ros.physics import Simulation
-from mvsim_ros.sensors.gl_context import GlUnavailable, gl_context
 from mvsim_ros.sensors.scene import Scene
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.world import load_world
 
-try:
-    gl_context()
-    GL_REASON = ""
-except GlUnavailable as exc:
-    GL_REASON = str(exc)
-pytestmark = pytest.mark.skipif(bool(GL_REASON), reason=f"no OpenGL context: {GL_REASON}")
+pytestmark = needs_gl
 
 CAMERA = ('<sensor class="camera" name="cam1"><pose_3d>0.3 0 0.5 -90 0 -90</pose_3d><ncols>640</ncols>'
           '<nrows>480</nrows><cx>320</cx><cy>240</cy><fx>400</fx><fy>400</fy><clip_min>0.05</clip_min>'

@@ -7,17 +7,12 @@ import numpy as np
 import pytest
 
 from conftest import robot_world_xml
+from gl_support import needs_gl
 from mvsim_ros.physics import Simulation
-from mvsim_ros.sensors.gl_context import GlUnavailable, gl_context
+from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.world import load_world
 
-try:
-    gl_context()
-    GL_REASON = ""
-except GlUnavailable as exc:
-    GL_REASON = str(exc)
-needs_gl = pytest.mark.skipif(bool(GL_REASON), reason=f"no OpenGL context: {GL_REASON}")
 
 LASER = ('<sensor class="laser" name="laser1"><pose_3d>0 0 0.3 0 0 0</pose_3d><fov_degrees>{fov}</fov_degrees>'
          '<nrays>{rays}</nrays><range_max>20</range_max><range_std_noise>{noise}</range_std_noise>'

@@ -4,13 +4,12 @@ depth_image_proc does, no points for +inf / NaN depth, published on <veh>/<name>
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
 from sensor_msgs.msg import PointCloud2, PointField
 
 from conftest import robot_world_xml
+from gl_support import needs_gl
 from mvsim_ros.ros.image_publisher import RGBD_POINT_DTYPE, depth_cloud, depth_points
 from mvsim_ros.sensors.camera import Intrinsics
-from mvsim_ros.sensors.gl_context import GlUnavailable, gl_context
 
 INTR = Intrinsics(8, 6, 3.5, 2.5, 10.0, 12.0, 0.05, 15.0)
 
@@ -69,12 +68,6 @@ def test_message_fields_and_point_count():
     assert np.array_equal(as_float.view(np.uint32), data["rgb"])
 
 
-try:
-    gl_context()
-    GL_REASON = ""
-except GlUnavailable as exc:
-    GL_REASON = str(exc)
-
 RGBD = ('<sensor class="rgbd_camera" name="rgbd1"><pose_3d>0.3 0 0.5 0 0 0</pose_3d><sensor_period>0.2</sensor_period>'
         '<depth_ncols>160</depth_ncols><depth_nrows>120</depth_nrows><depth_cx>80</depth_cx><depth_cy>60</depth_cy>'
         '<depth_fx>100</depth_fx><depth_fy>100</depth_fy><depth_clip_max>15</depth_clip_max>'
@@ -84,7 +77,7 @@ BOX = ('<block name="box"><static>true</static><color>#ff0000</color><zmin>0</zm
        '<geometry type="box" lx="0.4" ly="0.4" lz="0.8"/><init_pose>2.8 -0.2 0</init_pose></block>')
 
 
-@pytest.mark.skipif(bool(GL_REASON), reason=f"no OpenGL context: {GL_REASON}")
+@needs_gl
 def test_points_published_in_process_at_the_camera_period(write_world, wall_image):
     from mvsim_ros.physics import Simulation
     from mvsim_ros.ros.image_publisher import ImagePublisher

@@ -8,20 +8,15 @@ import time
 import numpy as np
 import pytest
 
+from gl_support import needs_gl, optical_pose
 from mvsim_ros.physics import Simulation
 from mvsim_ros.sensors.camera import Intrinsics, render
-from mvsim_ros.sensors.gl_context import GlUnavailable, gl_context
 from mvsim_ros.sensors.scene import Scene, terrain_mesh
 from mvsim_ros.world import load_world
 from mvsim_ros.world.elements import ElevationMapSpec
 from mvsim_ros.world.specs import SourceRef, WorldSpec
 
-try:
-    gl_context()
-    GL_REASON = ""
-except GlUnavailable as exc:
-    GL_REASON = str(exc)
-pytestmark = pytest.mark.skipif(bool(GL_REASON), reason=f"no OpenGL context: {GL_REASON}")
+pytestmark = needs_gl
 
 INTR = Intrinsics(160, 120, 80.0, 60.0, 100.0, 100.0, 0.05, 200.0)
 
@@ -33,16 +28,6 @@ def hills(n=64, res=0.25, corner=-8.0):
     heights = 1.2 + 0.5 * np.sin(x / 1.3) + 0.3 * np.cos(y / 0.9) * np.sin(0.4 * x + 0.2 * y)
     return ElevationMapSpec(source=SourceRef("test", None, "element"), heights=heights, resolution=res,
                             corner_min_x=corner, corner_min_y=corner, mesh_color="#40c040")
-
-
-def optical_pose(position, forward, right):
-    """4x4 world pose of an optical frame (z forward, x right, y down) at `position`."""
-    z = np.asarray(forward, float) / np.linalg.norm(forward)
-    x = np.asarray(right, float) / np.linalg.norm(right)
-    m = np.eye(4)
-    m[:3, :3] = np.column_stack([x, np.cross(z, x), z])
-    m[:3, 3] = position
-    return m
 
 
 def ground_height(emap, x, y):

@@ -2,35 +2,19 @@
 blocks and planes, blocks at their 3D pose, vertical planes with their doors, and <walls>. Depths are checked
 against the geometry."""
 
-import numpy as np
 import pytest
 
+from gl_support import needs_gl, optical_pose
 from mvsim_ros.physics import Simulation
 from mvsim_ros.sensors.camera import Intrinsics, render
-from mvsim_ros.sensors.gl_context import GlUnavailable, gl_context
 from mvsim_ros.sensors.scene import Scene
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.world import load_world_string
 
-try:
-    gl_context()
-    GL_REASON = ""
-except GlUnavailable as exc:
-    GL_REASON = str(exc)
-pytestmark = pytest.mark.skipif(bool(GL_REASON), reason=f"no OpenGL context: {GL_REASON}")
+pytestmark = needs_gl
 
 INTR = Intrinsics(160, 120, 80.0, 60.0, 100.0, 100.0, 0.05, 200.0)
 BOX = "<shape><pt>-0.5 -0.5</pt><pt>0.5 -0.5</pt><pt>0.5 0.5</pt><pt>-0.5 0.5</pt></shape>"
-
-
-def optical_pose(position, forward, right):
-    """4x4 world pose of an optical frame (z forward, x right, y down) at `position`."""
-    z = np.asarray(forward, float) / np.linalg.norm(forward)
-    x = np.asarray(right, float) / np.linalg.norm(right)
-    m = np.eye(4)
-    m[:3, :3] = np.column_stack([x, np.cross(z, x), z])
-    m[:3, 3] = position
-    return m
 
 
 def looking_along_x(z: float = 0.8):

@@ -7,20 +7,14 @@ import numpy as np
 import pytest
 
 from conftest import robot_world_xml
+from gl_support import needs_gl
 from mvsim_ros.physics import Simulation
-from mvsim_ros.sensors.gl_context import GlUnavailable, gl_context
 from mvsim_ros.sensors.gnss import WGS84_A, WGS84_E2
 from mvsim_ros.sensors.suite import (WORLD_HOST, build_sensors, host_frame, host_motion, host_pose,
                                      noise_generator, topic_prefix)
 from mvsim_ros.world import load_world, load_world_string
 from mvsim_ros.world.specs import SensorSpec
 
-try:
-    gl_context()
-    GL_REASON = ""
-except GlUnavailable as exc:
-    GL_REASON = str(exc)
-needs_gl = pytest.mark.skipif(bool(GL_REASON), reason=f"no OpenGL context: {GL_REASON}")
 
 #: World lasers over the map of `wall_image(4.0)` (wall face: the plane x = 4.00 m): `front` at (1, 2) facing +x,
 #: 3.00 m from the wall; `turned` at (1, -2) yawed 30 deg. Beams at -45, -22.5, 0, 22.5, 45 deg from the axis.
