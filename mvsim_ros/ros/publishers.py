@@ -109,9 +109,8 @@ class SimPublishers:
         for publish in self._collision_raw:
             publish(self._bool_bytes[False])
         self.fake_localization = fake_localization  # publish_static() sends map -> odom with the other statics
-
-    #: The root tf_static publisher of the world sensors' frames, when no vehicle's tf_static is that topic.
-    _world_tf_static = None
+        #: The root tf_static publisher of the world sensors' frames, when no vehicle's tf_static is that topic.
+        self._world_tf_static = None
 
     def publish_static(self, extra: dict[int, list[TransformStamped]] | None = None) -> None:
         """Each vehicle's static transforms, as one latched message on its tf_static (a later message replaces
