@@ -37,15 +37,10 @@ MAX_CATCH_UP_S = 0.25
 class MvsimNode(Node):
     """ROS 2 node around a Simulation.
 
-    Parameters: world_file (path), headless (bool), realtime_factor (1.0; 0 = as fast as possible),
-    allow_shell_in_world (bool: let $(command) in world files run programs), random_seed (int: rand() in $f{}),
-    simul_rate [Hz] (timer rate of the simulation loop), base_watchdog_timeout [s] (a vehicle whose cmd_vel
-    goes quiet this long stops; 0 = never), force_publish_vehicle_namespace (bool), odometry_publish_rate and
-    clock_publish_rate [Hz of simulated time], do_fake_localization (bool: map->odom identity),
-    status_period [s of wall time] (0 = no status line), use_stamped_cmd_vel (bool: cmd_vel is
-    geometry_msgs/TwistStamped instead of Twist), log_dir (CSV logs of every vehicle and wheel under this
-    directory; empty = off), log_period [s of simulated time] (0 = a row every step).
-    Topics: see SimPublishers, CommandSubscriptions; services `~/clear_logs`, `~/new_log_session` (LogServices).
+    Parameters: the table in ros/parameters.py (world_file, realtime_factor, publication rates, ...), checked at
+    start. Topics: see SimPublishers, CommandSubscriptions, the sensor publishers, MapPublisher, ObjectMarkers;
+    services `~/clear_logs`, `~/new_log_session` (LogServices). Any failure while starting destroys the
+    half-built node and raises (main() turns it into one line and exit status 2).
     """
 
     def __init__(self, **kwargs):
@@ -69,7 +64,7 @@ class MvsimNode(Node):
         self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
         for warning in spec.warnings + renamed + self.sim.warnings:
             self.get_logger().warning(warning)
-        self.realtime_factor = max(0.0, p["realtime_factor"])
+        self.realtime_factor = p["realtime_factor"]
         self.publishers_ = SimPublishers(
             self,
             self.sim,
