@@ -8,6 +8,8 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Quaternion, TransformStamped
 from nav_msgs.msg import Odometry
 
+from mvsim_ros.rotations import ypr_quaternion
+
 
 def sec_nsec(seconds: float) -> tuple[int, int]:
     """(sec, nanosec) of a time [s], rounded to the nanosecond, as builtin_interfaces/Time stores it."""
@@ -65,9 +67,11 @@ def pose3_transform(stamp: Time, parent: str, child: str, pose) -> TransformStam
     msg.child_frame_id = child
     msg.transform.translation.x, msg.transform.translation.y = float(pose.x), float(pose.y)
     msg.transform.translation.z = float(pose.z)
-    cy, sy = math.cos(0.5 * pose.yaw), math.sin(0.5 * pose.yaw)
-    cp, sp = math.cos(0.5 * pose.pitch), math.sin(0.5 * pose.pitch)
-    cr, sr = math.cos(0.5 * pose.roll), math.sin(0.5 * pose.roll)
-    msg.transform.rotation = Quaternion(x=sr * cp * cy - cr * sp * sy, y=cr * sp * cy + sr * cp * sy,
-                                        z=cr * cp * sy - sr * sp * cy, w=cr * cp * cy + sr * sp * sy)
+    msg.transform.rotation = quaternion_msg(ypr_quaternion(pose.yaw, pose.pitch, pose.roll))
     return msg
+
+
+def quaternion_msg(q) -> Quaternion:
+    """geometry_msgs/Quaternion of a unit quaternion (w, x, y, z)."""
+    w, x, y, z = (float(c) for c in q)
+    return Quaternion(x=x, y=y, z=z, w=w)

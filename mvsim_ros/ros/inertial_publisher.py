@@ -4,7 +4,6 @@ World-level IMUs and receivers publish on `<sensor name>` (no vehicle prefix), t
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from geometry_msgs.msg import Quaternion, TransformStamped
@@ -12,7 +11,8 @@ from rclpy.node import Node
 from sensor_msgs.msg import Imu, NavSatFix, NavSatStatus
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
+from mvsim_ros.ros.conversions import pose3_transform, quaternion_msg, sim_time_msg
+from mvsim_ros.rotations import matrix_quaternion
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.sensors.gnss import Gnss
 from mvsim_ros.sensors.imu import Imu as ImuSensor
@@ -20,19 +20,8 @@ from mvsim_ros.sensors.suite import host_frame, host_motion, host_pose, topic_pr
 
 
 def rotation_quaternion(r: np.ndarray) -> Quaternion:
-    """Unit quaternion of a 3x3 rotation matrix (Shepperd's method, numerically safe for every rotation)."""
-    trace = r[0, 0] + r[1, 1] + r[2, 2]
-    if trace > 0:
-        s = 2.0 * math.sqrt(1.0 + trace)
-        return Quaternion(w=0.25 * s, x=(r[2, 1] - r[1, 2]) / s, y=(r[0, 2] - r[2, 0]) / s, z=(r[1, 0] - r[0, 1]) / s)
-    i = int(np.argmax([r[0, 0], r[1, 1], r[2, 2]]))
-    j, k = (i + 1) % 3, (i + 2) % 3
-    s = 2.0 * math.sqrt(1.0 + r[i, i] - r[j, j] - r[k, k])
-    q = [0.0, 0.0, 0.0]
-    q[i] = 0.25 * s
-    q[j] = (r[j, i] + r[i, j]) / s
-    q[k] = (r[k, i] + r[i, k]) / s
-    return Quaternion(x=q[0], y=q[1], z=q[2], w=(r[k, j] - r[j, k]) / s)
+    """geometry_msgs/Quaternion of a 3x3 rotation matrix."""
+    return quaternion_msg(matrix_quaternion(r))
 
 
 class InertialPublisher:

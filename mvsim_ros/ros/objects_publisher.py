@@ -16,12 +16,12 @@ from rclpy.node import Node
 from visualization_msgs.msg import Marker, MarkerArray
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.conversions import sim_time_msg
-from mvsim_ros.ros.inertial_publisher import rotation_quaternion
+from mvsim_ros.ros.conversions import quaternion_msg, sim_time_msg
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.schedule import Periodic
 from mvsim_ros.sensors.meshes import ACTOR_BODY_COLOR, parse_rgb, prism
-from mvsim_ros.world.specs import Pose3, WorldSpec
+from mvsim_ros.rotations import ypr_quaternion
+from mvsim_ros.world.specs import WorldSpec
 
 #: Topic of the markers (relative: under the node's namespace, like simul_map).
 TOPIC = "simul_objects"
@@ -55,10 +55,10 @@ class ObjectMarkers:
         markers = self.message.markers
         blocks = self.sim.block_poses3()[self.blocks] if self.blocks else np.zeros((0, 6))
         for marker, (x, y, z, yaw, pitch, roll) in zip(markers, blocks.tolist()):
-            _place(marker, x, y, z, Pose3(x, y, z, yaw, pitch, roll))
+            _place(marker, x, y, z, ypr_quaternion(yaw, pitch, roll))
         n = len(self.blocks)
         for k, (actor, (x, y, z, yaw)) in enumerate(zip(self.actors, self.sim.actor_poses.tolist())):
-            _place(markers[n + k], x, y, z + 0.5 * actor.collision_height, Pose3(yaw=yaw))
+            _place(markers[n + k], x, y, z + 0.5 * actor.collision_height, ypr_quaternion(yaw))
             label = markers[n + len(self.actors) + k]
             label.pose.position.x, label.pose.position.y = x, y
             label.pose.position.z = z + actor.height + LABEL_CLEARANCE_M
@@ -67,9 +67,9 @@ class ObjectMarkers:
         self.publisher.publish(self.message)
 
 
-def _place(marker: Marker, x: float, y: float, z: float, orientation: Pose3) -> None:
+def _place(marker: Marker, x: float, y: float, z: float, orientation) -> None:
     marker.pose.position.x, marker.pose.position.y, marker.pose.position.z = x, y, z
-    marker.pose.orientation = rotation_quaternion(orientation.rotation())
+    marker.pose.orientation = quaternion_msg(orientation)
 
 
 def _new_marker(frame: str, namespace: str, index: int, kind: int, rgb, alpha: float = 1.0) -> Marker:

@@ -245,15 +245,20 @@ def test_joystick_enabled_is_a_known_gui_option():
     assert spec.joystick_enabled is True and spec.warnings == []
 
 
-def test_keyframe_rotation_helpers_round_trip():
-    from mvsim_ros.world.animation import matrix_quaternion, quaternion_matrix, yaw_pitch_roll
+def test_rotation_helpers_round_trip():
+    from mvsim_ros.rotations import matrix_quaternion, quaternion_product, quaternion_yaw_pitch_roll, ypr_quaternion
+
+    def same_rotation(a, b):  # q and -q are one rotation
+        return a == pytest.approx(b, abs=1e-12) or a == pytest.approx(tuple(-c for c in b), abs=1e-12)
 
     rng = np.random.default_rng(3)
     for _ in range(50):
-        yaw, pitch, roll = rng.uniform(-3, 3), rng.uniform(-1.5, 1.5), rng.uniform(-3, 3)
-        r = Pose3(0, 0, 0, yaw, pitch, roll).rotation()
-        assert quaternion_matrix(matrix_quaternion(r)) == pytest.approx(r, abs=1e-12)
-        assert yaw_pitch_roll(r) == pytest.approx((yaw, pitch, roll), abs=1e-9)
+        a, b = (Pose3(0, 0, 0, rng.uniform(-3, 3), rng.uniform(-1.5, 1.5), rng.uniform(-3, 3)) for _ in range(2))
+        q = matrix_quaternion(a.rotation())
+        assert q[0] >= 0 and same_rotation(q, ypr_quaternion(a.yaw, a.pitch, a.roll))
+        assert quaternion_yaw_pitch_roll(q) == pytest.approx((a.yaw, a.pitch, a.roll), abs=1e-9)
+        assert same_rotation(quaternion_product(q, matrix_quaternion(b.rotation())),
+                             matrix_quaternion(a.rotation() @ b.rotation()))
 
 
 def test_wheel_pos_takes_mvsims_optional_mounting_yaw():
