@@ -145,10 +145,11 @@ def _add_block(world: Box2D.b2World, ground: Box2D.b2Body, spec: BlockSpec, inde
     return body
 
 
-def _add_actor(world: Box2D.b2World, spec: ActorSpec, index: int, start: tuple) -> Box2D.b2Body:
-    """An actor's kinematic body at `start` (x, y, z, yaw, ...): a circle of its collision radius, or its
-    declared <shape>."""
-    body = world.CreateKinematicBody(position=(start[0], start[1]), angle=start[3], userData=BodyTag("actor", index))
+def _add_actor(world: Box2D.b2World, spec: ActorSpec, index: int) -> Box2D.b2Body:
+    """An actor's kinematic body at its initial pose: a circle of its collision radius, or its declared
+    <shape>."""
+    pose = spec.init_pose
+    body = world.CreateKinematicBody(position=(pose.x, pose.y), angle=pose.yaw, userData=BodyTag("actor", index))
     if spec.shape is not None:
         _polygon_fixtures(body, spec.shape, 0.0)
     else:
@@ -207,9 +208,8 @@ def static_wall_polygons(spec: WorldSpec) -> list[list[tuple[float, float]]]:
     return polygons
 
 
-def build_box2d_world(spec: WorldSpec, actor_starts: list[tuple] | None = None) -> Box2DWorld:
-    """Create every body of the world spec in a new Box2D world; actors at `actor_starts` (x, y, z, yaw, ...)
-    [m, rad], one per spec.actors (their initial poses when not given)."""
+def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
+    """Create every body of the world spec in a new Box2D world."""
     world = Box2D.b2World(gravity=(0.0, 0.0), doSleep=True)
     ground = world.CreateStaticBody(position=(0.0, 0.0), userData=BodyTag("ground", 0))
     for grid in spec.occupancy_grids:
@@ -226,9 +226,7 @@ def build_box2d_world(spec: WorldSpec, actor_starts: list[tuple] | None = None) 
     by_name.update({blk.name: b for blk, b in zip(spec.blocks, blocks)})
     for joint in spec.joints:
         _add_joint(world, joint, by_name[joint.body_a], by_name[joint.body_b])
-    if actor_starts is None:
-        actor_starts = [(a.init_pose.x, a.init_pose.y, a.init_pose.z, a.init_pose.yaw) for a in spec.actors]
-    actors = [_add_actor(world, a, i, start) for i, (a, start) in enumerate(zip(spec.actors, actor_starts))]
+    actors = [_add_actor(world, a, i) for i, a in enumerate(spec.actors)]
     contacts = ContactCounter(len(vehicles))
     world.contactListener = contacts
     com = np.array([tuple(b.localCenter) for b in vehicles + units], dtype=float).reshape(-1, 2)

@@ -80,7 +80,7 @@ class Simulation:
         n = len(world.vehicles)
 
         self.actor_paths = [ActorPath(actor) for actor in world.actors]
-        self.box2d = build_box2d_world(world, [path.pose(0.0) for path in self.actor_paths])
+        self.box2d = build_box2d_world(world)
         self._animated = np.array([i for i, b in enumerate(world.blocks) if b.animation is not None], dtype=np.intp)
         self.movers = KinematicMovers(
             [self.box2d.blocks[i] for i in self._animated.tolist()] + self.box2d.actors,

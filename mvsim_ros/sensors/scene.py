@@ -199,9 +199,9 @@ class Scene:
         planes = [e for e in world.elements if isinstance(e, HorizontalPlaneSpec)]
         self.planes = [self._vao(double_sided_rectangle(e.x_min, e.x_max, e.y_min, e.y_max, e.z, parse_rgb(e.color)))
                        for e in planes]
-        self._plane_start = [e.init_pose or Pose3() for e in planes]
-        self._plane_animation = [getattr(e, "animation", None) for e in planes]
-        self.plane_poses = np.array([_pose_row(pose) for pose in self._plane_start], dtype=float).reshape(-1, 6)
+        self._plane_tracks = [e.animation.track(e.init_pose or Pose3()) if e.animation is not None else None
+                              for e in planes]
+        self.plane_poses = np.array([_pose_row(e.init_pose or Pose3()) for e in planes], dtype=float).reshape(-1, 6)
         self.triangles += 4 * len(planes)
         #: Actors: their visual model when it loads, else MVSim's stand-in body; poses (x, y, z, yaw).
         actors = [self._actor(actor, world, note) for actor in world.actors]
@@ -278,9 +278,9 @@ class Scene:
         self.vehicle_poses = np.asarray(sim.body_pose, dtype=float)
         self.block_poses = sim.block_poses3()
         self.actor_poses = np.asarray(sim.actor_poses, dtype=float)
-        for k, animation in enumerate(self._plane_animation):
-            if animation is not None:
-                self.plane_poses[k] = _pose_row(animation.pose_at(sim.time, self._plane_start[k]))
+        for k, track in enumerate(self._plane_tracks):
+            if track is not None:
+                self.plane_poses[k] = track.pose(sim.time)
 
     def draw(self, view: np.ndarray, proj: np.ndarray) -> None:
         """Draw everything into the currently bound framebuffer (world -> GL eye `view`, projection `proj`)."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from mvsim_ros.world.specs import Point2, Pose3, SourceRef
-from mvsim_ros.world.values import fail, parse_bool, parse_float, parse_floats, positive
+from mvsim_ros.world.values import fail, parse_bool, parse_float, parse_floats, parse_init_pose, positive
 from mvsim_ros.world.vehicles import polygon
 from mvsim_ros.world.visual_models import parse_visual
 from mvsim_ros.world.xml_tree import XmlNode
@@ -79,10 +79,10 @@ class ActorSpec:
     source: SourceRef | None = None
 
 
-def build_actor(node: XmlNode, classes: dict[str, XmlNode], default_name: str, warn: Warn) -> ActorSpec:
-    """An ``<actor>`` merged with its ``<actor:class>`` (the instance's tags win). `default_name` names an actor
-    without a name attribute (MVSim: actor001, actor002, ...)."""
-    name = node.attrib.get("name", "").strip() or default_name
+def build_actor(node: XmlNode, classes: dict[str, XmlNode], warn: Warn) -> ActorSpec:
+    """An ``<actor name=...>`` merged with its ``<actor:class>`` (the instance's tags win). The loader names
+    unnamed actors as MVSim does (actor001, actor002, ...) before they get here."""
+    name = node.attrib["name"].strip()
     class_name = node.attrib.get("class", "").strip()
     if class_name and class_name not in classes:
         valid = ", ".join(sorted(classes)) or "none defined"
@@ -109,14 +109,8 @@ def _apply_tags(actor: ActorSpec, node: XmlNode, warn: Warn) -> None:
             actor.shape = polygon(child)
         elif tag == "visual":
             actor.visual = parse_visual(child, warn)
-        elif tag == "init_pose":
-            x, y, yaw = parse_floats(child.text, child, "init_pose 'x y yaw_deg'", 3)
-            poses.setdefault("init_pose", Pose3(x, y, 0.0, math.radians(yaw)))
-        elif tag == "init_pose3d":
-            x, y, z, yaw, pitch, roll = parse_floats(child.text, child,
-                                                     "init_pose3d 'x y z yaw_deg pitch_deg roll_deg'", 6)
-            poses.setdefault("init_pose3d",
-                             Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll)))
+        elif tag in ("init_pose", "init_pose3d"):
+            poses.setdefault(tag, parse_init_pose(child))
         elif tag == "skip_elevation_adjust":
             actor.skip_elevation_adjust = parse_bool(child.text or "true", child, "skip_elevation_adjust")
         elif tag == "path":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 from typing import Callable
 
@@ -11,7 +10,7 @@ from mvsim_ros.world.block_geometry import parse_geometry
 from mvsim_ros.world.sensors import group_text
 from mvsim_ros.world.animation import parse_animation
 from mvsim_ros.world.specs import BlockSpec, Pose3, SourceRef
-from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_floats, positive
+from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_init_pose, positive
 from mvsim_ros.world.vehicles import polygon
 from mvsim_ros.world.visual_models import load_model_footprint, parse_visual
 from mvsim_ros.world.xml_tree import XmlNode
@@ -24,11 +23,10 @@ DEFAULT_BLOCK_SHAPE = [(-0.5, -0.5), (-0.5, 0.5), (0.5, 0.5), (0.5, -0.5)]
 _IGNORED_FOR_NOW = frozenset({"init_vel", "lateral_friction", "restitution"})
 
 
-def build_block(node: XmlNode, classes: dict[str, XmlNode], default_name: str, warn: Warn,
-                rename: Rename) -> BlockSpec:
-    """A <block> instance merged with its <block:class> (instance tags win). `default_name` names a block without
-    a name attribute (MVSim: block001, block002, ... counting the unnamed ones)."""
-    name = node.attrib.get("name", "").strip() or default_name
+def build_block(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename: Rename) -> BlockSpec:
+    """A <block name=...> instance merged with its <block:class> (instance tags win). The loader names unnamed
+    blocks as MVSim does before they get here."""
+    name = node.attrib["name"].strip()
     class_name = node.attrib.get("class", "").strip()
     if class_name and class_name not in classes:
         valid = ", ".join(sorted(classes)) or "none defined"
@@ -65,13 +63,8 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], default_name: str, w
             block.static = parse_bool(child.text, child, "static")
         elif tag == "intangible":
             block.intangible = parse_bool(child.text, child, "intangible")
-        elif tag == "init_pose":
-            x, y, yaw_deg = parse_floats(child.text, child, "init_pose 'x y yaw_deg'", 3)
-            poses[tag] = Pose3(x, y, 0.0, math.radians(yaw_deg))
-        elif tag == "init_pose3d":
-            x, y, z, yaw, pitch, roll = parse_floats(child.text, child,
-                                                     "init_pose3d 'x y z yaw_deg pitch_deg roll_deg'", 6)
-            poses[tag] = Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll))
+        elif tag in ("init_pose", "init_pose3d"):
+            poses[tag] = parse_init_pose(child)
         elif tag == "skip_elevation_adjust":  # MVSim skips whenever the tag is present; "false" adjusts here
             block.skip_elevation_adjust = parse_bool(child.text or "true", child, "skip_elevation_adjust")
         elif tag == "animation":

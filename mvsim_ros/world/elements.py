@@ -35,7 +35,16 @@ from PIL import Image, UnidentifiedImageError
 from mvsim_ros.world.animation import parse_animation
 from mvsim_ros.world.resources import is_remote_uri, local_zip_parts, zip_member_problem
 from mvsim_ros.world.specs import Pose3, SourceRef
-from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_floats, positive
+from mvsim_ros.world.values import (
+    fail,
+    parse_bool,
+    parse_color,
+    parse_float,
+    parse_floats,
+    parse_init_pose,
+    parse_pose3d,
+    positive,
+)
 from mvsim_ros.world.xml_tree import XmlNode
 
 Warn = Callable[[XmlNode, str], None]
@@ -966,7 +975,7 @@ def _pointcloud(node: XmlNode, warn: Warn, context: str) -> PointCloudSpec:
         files.setdefault(child.tag, child)  # MVSim reads the first of each
 
     def pose(child: XmlNode) -> None:
-        values["pose"] = _pose3d(child)
+        values["pose"] = parse_pose3d(child)
 
     table = {"points_size": ("points_size", _pos_float)}
     holder = _Holder()
@@ -1218,11 +1227,7 @@ def _pose_handlers(warn: Warn) -> tuple[dict[str, Callable[[XmlNode], None]], Ca
     found: dict[str, tuple[Pose3, XmlNode]] = {}
 
     def init_pose(child: XmlNode) -> None:
-        x, y, yaw = parse_floats(child.text, child, "init_pose 'x y yaw_deg'", 3)
-        found.setdefault("init_pose", (Pose3(x, y, 0.0, math.radians(yaw)), child))
-
-    def init_pose3d(child: XmlNode) -> None:
-        found.setdefault("init_pose3d", (_pose3d(child), child))
+        found.setdefault(child.tag, (parse_init_pose(child), child))
 
     def result() -> Pose3 | None:
         if "init_pose" in found:
@@ -1231,12 +1236,7 @@ def _pose_handlers(warn: Warn) -> tuple[dict[str, Callable[[XmlNode], None]], Ca
             return found["init_pose"][0]
         return found["init_pose3d"][0] if "init_pose3d" in found else None
 
-    return {"init_pose": init_pose, "init_pose3d": init_pose3d}, result
-
-
-def _pose3d(node: XmlNode) -> Pose3:
-    x, y, z, yaw, pitch, roll = parse_floats(node.text, node, f"{node.tag} 'x y z yaw_deg pitch_deg roll_deg'", 6)
-    return Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll))
+    return {"init_pose": init_pose, "init_pose3d": init_pose}, result
 
 
 def _float(node: XmlNode) -> float:

@@ -117,10 +117,10 @@ class _WorldBuilder:
             world.vehicles.append(build_vehicle(node, self.vehicle_classes, self.warn, self.rename))
         elif tag == "block":
             node = self._named(node, "block{:03d}")
-            world.blocks.append(build_block(node, self.block_classes, node.attrib["name"], self.warn, self.rename))
+            world.blocks.append(build_block(node, self.block_classes, self.warn, self.rename))
         elif tag == "actor":
             node = self._named(node, "actor{:03d}")
-            world.actors.append(build_actor(node, self.actor_classes, node.attrib["name"], self.warn))
+            world.actors.append(build_actor(node, self.actor_classes, self.warn))
         elif tag == "joystick_enabled":  # a GUI option: MVSim reads the gamepad only for its GUI's selected vehicle
             world.joystick_enabled = parse_bool(node.text, node, "joystick_enabled")
         elif tag == "element":

@@ -6,6 +6,7 @@ import math
 import re
 
 from mvsim_ros.world.errors import WorldFileError
+from mvsim_ros.world.specs import Pose3
 from mvsim_ros.world.xml_tree import XmlNode
 
 _TRUE = {"true", "1", "yes", "on"}
@@ -62,3 +63,17 @@ def positive(value: float, node: XmlNode, what: str) -> float:
     if value <= 0.0:
         raise fail(node, f"{what}: must be > 0, got {value:g}")
     return value
+
+
+def parse_pose3d(node: XmlNode) -> Pose3:
+    """A 3D pose written "x y z yaw_deg pitch_deg roll_deg" [m, deg] (<init_pose3d>, <pose_3d>, ...)."""
+    x, y, z, yaw, pitch, roll = parse_floats(node.text, node, f"{node.tag} 'x y z yaw_deg pitch_deg roll_deg'", 6)
+    return Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll))
+
+
+def parse_init_pose(node: XmlNode) -> Pose3:
+    """An object's <init_pose> "x y yaw_deg" (on the ground, z = 0) or <init_pose3d> (see parse_pose3d)."""
+    if node.tag == "init_pose3d":
+        return parse_pose3d(node)
+    x, y, yaw = parse_floats(node.text, node, "init_pose 'x y yaw_deg'", 3)
+    return Pose3(x, y, 0.0, math.radians(yaw))
