@@ -32,6 +32,8 @@ import numpy as np
 import yaml
 from PIL import Image, UnidentifiedImageError
 
+from mvsim_ros.world.bounded_io import gunzip, open_image, read_data_file
+from mvsim_ros.world.budget import active_budget
 from mvsim_ros.world.errors import WorldFileError
 
 Where = tuple[str, Optional[int], str]
@@ -137,11 +139,11 @@ def load_ros_map_yaml(path: Path, where: Where = ("", None, "element")) -> Loade
     :class:`WorldFileError` carrying ``where`` (the world file, line and tag that named this map) and the YAML path.
     """
     path = Path(path)
+    if not path.is_file():
+        raise _fail(f"ROS map YAML not found: {path}", where)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _fail(f"ROS map YAML not found: {path}", where) from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_data_file(path, where, "ROS map YAML").decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise _fail(f"cannot read ROS map YAML {path}: {exc}", where) from None
     try:
         doc = yaml.safe_load(text)
@@ -189,8 +191,10 @@ def load_ros_map_yaml(path: Path, where: Where = ("", None, "element")) -> Loade
                     f"got {occupied_thresh} and {free_thresh}", where)
 
     image_path = path.parent / image_name
+    if not image_path.is_file():
+        raise _fail(f"ROS map YAML {path}: image not found: {image_path}", where)
     try:
-        with Image.open(image_path) as img:
+        with open_image(image_path, where, "ROS map image") as img:
             img.load()
             shade, alpha = _image_shades(img, image_path, where)
     except FileNotFoundError:
@@ -324,6 +328,10 @@ class _Truncated(Exception):
     pass
 
 
+class _TooManyCells(Exception):
+    """A grid larger than the caller allows: args (size_x, size_y)."""
+
+
 class _Reader:
     """Little-endian reads from a byte buffer; running past its end raises _Truncated(what)."""
 
@@ -394,8 +402,10 @@ def _cells_in_bounds(lo: np.float32, hi: np.float32, res: np.float32) -> int:
     return int(math.floor(abs(q) + 0.5)) * (1 if q >= 0 else -1)
 
 
-def _parse_gridmap(data: bytes) -> tuple[np.ndarray, float, float, float, str]:
-    """Parse a serialized COccupancyGridMap2D -> (cells int8 [size_y, size_x], resolution, x_min, y_min, summary)."""
+def _parse_gridmap(data: bytes, max_cells: int | None = None) -> tuple[np.ndarray, float, float, float, str]:
+    """Parse a serialized COccupancyGridMap2D -> (cells int8 [size_y, size_x], resolution, x_min, y_min, summary).
+
+    A grid of more than `max_cells` cells (when given) raises _TooManyCells before its cells are read."""
     r = _Reader(data)
     name, version, new_format = _read_object_header(r, "grid object")
     if not _class_matches(name, _GRID_CLASS):
@@ -423,6 +433,8 @@ def _parse_gridmap(data: bytes) -> tuple[np.ndarray, float, float, float, str]:
                          f"x [{float(x_min)}, {float(x_max)}], y [{float(y_min)}, {float(y_max)}] at resolution "
                          f"{float(res)} ({nx} x {ny} cells)")
     n = nx * ny
+    if max_cells is not None and n > max_cells:
+        raise _TooManyCells(nx, ny)
     if bits == 8:
         cells = np.frombuffer(r.take(n, f"{n} grid cells"), dtype=np.int8).copy()
     else:
@@ -501,19 +513,20 @@ def load_mrpt_gridmap(path: Path, where: Where = ("", None, "element")) -> Loade
     inconsistent sizes) raises :class:`WorldFileError` naming the file and what was wrong.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise _fail(f"MRPT grid map not found: {path}", where) from None
-    except OSError as exc:
-        raise _fail(f"cannot read MRPT grid map {path}: {exc}", where) from None
+    if not path.is_file():
+        raise _fail(f"MRPT grid map not found: {path}", where)
+    data = read_data_file(path, where, "MRPT grid map")
     if data[:2] == _GZIP_MAGIC:
         try:
-            data = gzip.decompress(data)
+            data = gunzip(data, where)  # streamed, each inflated byte charged to max_decompressed_bytes
         except (OSError, EOFError, zlib.error) as exc:
             raise _fail(f"MRPT grid map {path}: corrupt gzip data: {exc}", where) from None
+    budget = active_budget()
     try:
-        cells, res, x_min, y_min, _ = _parse_gridmap(data)
+        cells, res, x_min, y_min, _ = _parse_gridmap(data, budget.limits.max_image_pixels)
+    except _TooManyCells as exc:
+        budget.check_pixels(*exc.args, where, f"MRPT grid map {path}")
+        raise  # not reached: check_pixels raises for a grid _parse_gridmap found too large
     except _Truncated as exc:
         raise _fail(f"MRPT grid map {path} is truncated: it ends inside the {exc}", where) from None
     except ValueError as exc:

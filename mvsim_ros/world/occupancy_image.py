@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, UnidentifiedImageError
+from PIL import UnidentifiedImageError
 
+from mvsim_ros.world.bounded_io import open_image
 from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.specs import OccupancyGridSpec
 
@@ -23,11 +24,14 @@ def load_occupancy_image(
     A pixel's occupancy is 1 - brightness (black = 1, white = 0); it is occupied when that exceeds
     `occupied_threshold`. `resolution` is metres per pixel. `center_px` = (column, row counted from the image
     top) of the pixel corner that sits at the world origin; a negative value means the image centre.
-    The image's top row is the grid's largest y (north up, as in MVSim and ROS map_server).
+    The image's top row is the grid's largest y (north up, as in MVSim and ROS map_server). An image with more
+    pixels than the load's max_image_pixels is refused from its header (bounded_io.open_image).
     """
     file, line, tag = where
+    if not Path(path).is_file():
+        raise WorldFileError(f"occupancy image not found: {path}", file=file, line=line, tag=tag)
     try:
-        with Image.open(path) as img:
+        with open_image(path, where, "occupancy image") as img:
             gray = np.asarray(img.convert("L"), dtype=np.float32) / 255.0
     except FileNotFoundError:
         raise WorldFileError(f"occupancy image not found: {path}", file=file, line=line, tag=tag) from None

@@ -18,9 +18,13 @@ What it understands (as MVSim does, plus a few safety rules):
 - ``${NAME}`` and ``${PARENT_NAME}`` are left in place here: the vehicle, block and sensor builders know them.
 
 Warnings from reading the files (leniencies MVSim accepts and XML does not, see xml_tree.py) are collected in
-`Preprocessor.warnings`, each once, for the loader to add to the world's warnings. Element nesting is bounded
-across includes too (`MAX_NESTING_DEPTH` levels in all), so deep trees give a located error, not a
-RecursionError.
+`Preprocessor.warnings`, each once, for the loader to add to the world's warnings.
+
+All work is charged to the load budget (budget.py, limits.py) as it happens: files by their size (checked with
+stat before reading), every element read or expanded (directives included), every <for> iteration (whatever its
+body holds), every character of text substituted or produced (counted inside the substitution, before a long
+result is built) and of every expression evaluated. Element nesting is bounded across includes too (counting
+<for>, <if> and included files), so deep trees give a located error, not a RecursionError.
 """
 
 from __future__ import annotations
@@ -29,21 +33,21 @@ import math
 import os
 import re
 import subprocess
+from collections import ChainMap
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator, Mapping, MutableMapping
 
 import numpy as np
 
-from mvsim_ros.world.errors import WorldFileError
+from mvsim_ros.world.bounded_io import file_size, read_world_file
+from mvsim_ros.world.budget import LoadBudget, Where, active_budget
 from mvsim_ros.world.expressions import ExpressionError, evaluate
 from mvsim_ros.world.values import fail
-from mvsim_ros.world import xml_tree
-from mvsim_ros.world.xml_tree import MAX_NESTING_DEPTH, XmlDocument, XmlNode, parse_xml_bytes, parse_xml_document
+from mvsim_ros.world.xml_tree import XmlDocument, XmlNode, parse_xml_bytes, parse_xml_document
 
 MAX_INCLUDE_DEPTH = 16
-MAX_LOOP_ITERATIONS = 10_000
 MAX_SUBSTITUTION_ROUNDS = 10
-MAX_ELEMENTS = 1_000_000
 SHELL_TIMEOUT_S = 10.0
 DEFERRED_VARIABLES = frozenset({"NAME", "PARENT_NAME"})
 CURRENT_FILE_DIRECTORY = "MVSIM_CURRENT_FILE_DIRECTORY"
@@ -54,14 +58,22 @@ _EXPRESSION = re.compile(r"\$f\{([^}]*)\}")
 _COMMAND = re.compile(r"\$\(([^)]*)\)")
 
 
+Variables = MutableMapping[str, str]
+
+
+def _where(node: XmlNode) -> Where:
+    return node.file, node.line, node.tag
+
+
 @dataclass
 class Preprocessor:
-    """Expansion state: the seeded generator for rand()/randn(), the shell policy, an element budget, the
-    files read so far (each is parsed once however often it is included) and the warnings of reading them."""
+    """Expansion state: the seeded generator for rand()/randn(), the shell policy, the load budget (the active
+    one by default), the files read so far (each is parsed once however often it is included) and the warnings of
+    reading them."""
 
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     allow_shell: bool = False
-    elements: int = 0
+    budget: LoadBudget = field(default_factory=active_budget)
     warnings: list[str] = field(default_factory=list)
     _depth: int = field(default=0, init=False, repr=False)
     _documents: dict[str, XmlDocument] = field(default_factory=dict, init=False, repr=False)
@@ -75,22 +87,31 @@ class Preprocessor:
                 self.warnings.append(warning)
 
     # -- text ---------------------------------------------------------------------------------------------------
-    def substitute(self, text: str, variables: dict[str, str], node: XmlNode,
+    def substitute(self, text: str, variables: Mapping[str, str], node: XmlNode,
                    keep: frozenset[str] = DEFERRED_VARIABLES) -> str:
-        """Expand every construct in `text`; names in `keep` (and expressions using them) are left for later."""
+        """Expand every construct in `text`; names in `keep` (and expressions using them) are left for later.
+
+        The text and every replacement are charged to max_expanded_chars as they come, so a result over the
+        budget is refused before it is built."""
+        where = _where(node)
+        self.budget.add_expanded_chars(len(text), where)
         if "$" not in text:
             return text
         for _ in range(MAX_SUBSTITUTION_ROUNDS):
             before = text
-            text = _VARIABLE.sub(lambda m: self._variable(m, variables, node, keep), text)
-            text = _ENVIRONMENT.sub(lambda m: self._environment(m, node), text)
-            text = _COMMAND.sub(lambda m: self._command(m, node), text)
-            text = _EXPRESSION.sub(lambda m: self._expression(m, variables, node), text)
+            text = _VARIABLE.sub(lambda m: self._charged(self._variable(m, variables, node, keep), where), text)
+            text = _ENVIRONMENT.sub(lambda m: self._charged(self._environment(m, node), where), text)
+            text = _COMMAND.sub(lambda m: self._charged(self._command(m, node), where), text)
+            text = _EXPRESSION.sub(lambda m: self._charged(self._expression(m, variables, node), where), text)
             if text == before:
                 break
         return text
 
-    def _variable(self, match: re.Match, variables: dict[str, str], node: XmlNode, keep: frozenset[str]) -> str:
+    def _charged(self, replacement: str, where: Where) -> str:
+        self.budget.add_expanded_chars(len(replacement), where)
+        return replacement
+
+    def _variable(self, match: re.Match, variables: Mapping[str, str], node: XmlNode, keep: frozenset[str]) -> str:
         name, default = match.group(1), match.group(2)
         if name in variables:
             return variables[name]
@@ -125,31 +146,33 @@ class Preprocessor:
                              f"{result.stderr.strip()[:200]}")
         return result.stdout.strip().replace("\r", "").replace("\n", "")
 
-    def _expression(self, match: re.Match, variables: dict[str, str], node: XmlNode) -> str:
+    def _expression(self, match: re.Match, variables: Mapping[str, str], node: XmlNode) -> str:
         text = match.group(1)
         if "${" in text:  # uses a name only known later (e.g. ${NAME}): evaluate it then
             return match.group(0)
+        self.budget.add_expression_chars(len(text), _where(node))
         try:
             value = evaluate(text, numeric_variables(variables), self.rng)
         except ExpressionError as exc:
             raise fail(node, f"in $f{{{text}}}: {exc}") from None
         return format_number(value)
 
-    def evaluate_condition(self, text: str, variables: dict[str, str], node: XmlNode) -> bool:
+    def evaluate_condition(self, text: str, variables: Mapping[str, str], node: XmlNode) -> bool:
         """Truth of an <if condition="...">: variables substituted, then evaluated (non-zero is true)."""
         expanded = self.substitute(text, variables, node, keep=frozenset())
+        self.budget.add_expression_chars(len(expanded), _where(node))
         try:
             return evaluate(expanded, numeric_variables(variables), self.rng) != 0.0
         except ExpressionError as exc:
             raise fail(node, f"condition {text!r}: {exc}") from None
 
     # -- tree ---------------------------------------------------------------------------------------------------
-    def expand(self, node: XmlNode, variables: dict[str, str], chain: tuple[str, ...]) -> XmlNode:
+    def expand(self, node: XmlNode, variables: Variables, chain: tuple[str, ...]) -> XmlNode:
         """A copy of `node` with its attributes, text and children expanded (see the module docstring).
 
         `chain` lists the files being included, outermost first, for cycle detection and error messages.
         """
-        self._count(node)
+        self.budget.add_elements(1, _where(node))
         if node.parse_warnings:
             self.note(node.parse_warnings)
         out = XmlNode(
@@ -162,18 +185,19 @@ class Preprocessor:
         out.children = self.expand_children(node.children, variables, chain)
         return out
 
-    def expand_children(self, children: list[XmlNode], variables: dict[str, str],
+    def expand_children(self, children: list[XmlNode], variables: Variables,
                         chain: tuple[str, ...]) -> list[XmlNode]:
         """Expand a list of sibling nodes; <variable>, <for>, <if> and <include> are replaced by what they give."""
         if not children:
             return []
-        if self._depth >= MAX_NESTING_DEPTH:  # the children would sit one level deeper than the limit
-            raise fail(children[0], f"elements nested deeper than {MAX_NESTING_DEPTH} levels (counting <for>, <if> "
-                                    "and included files)")
+        # the children sit one level below this call's: the root's children are level 2
+        self.budget.check_depth(self._depth + 2, _where(children[0]), " (counting <for>, <if> and included files)")
         self._depth += 1
         try:
             out: list[XmlNode] = []
             for child in children:
+                if child.tag in _DIRECTIVES:  # expand() counts the others
+                    self.budget.add_elements(1, _where(child))
                 if child.tag == "variable":
                     name = child.attrib.get("name", "").strip()
                     if not name or "value" not in child.attrib:
@@ -195,7 +219,7 @@ class Preprocessor:
         finally:
             self._depth -= 1
 
-    def _loop(self, node: XmlNode, variables: dict[str, str], chain: tuple[str, ...]) -> list[XmlNode]:
+    def _loop(self, node: XmlNode, variables: Variables, chain: tuple[str, ...]) -> list[XmlNode]:
         for key in ("var", "from", "to"):
             if key not in node.attrib:
                 raise fail(node, "expected attributes var=\"...\", from=\"...\" and to=\"...\"")
@@ -211,33 +235,40 @@ class Preprocessor:
                 raise fail(node, f"<for> {key}: expected an integer, got {text!r}")
             bounds.append(int(value))
         first, last = bounds
-        if last - first + 1 > MAX_LOOP_ITERATIONS:
-            raise fail(node, f"<for> loop of {last - first + 1} iterations exceeds the limit of {MAX_LOOP_ITERATIONS}")
+        where = _where(node)
+        count = last - first + 1
+        room = self.budget.limits.max_loop_iterations - self.budget.loop_iterations
+        if count > room:  # refused before running any of it (the count is also charged one by one below)
+            raise self.budget.refuse("max_loop_iterations", f"this <for> loop of {count} iterations would take the "
+                                     f"<for> loops of the world over {self.budget.limits.max_loop_iterations} "
+                                     "iterations in all", where)
         out: list[XmlNode] = []
         for value in range(first, last + 1):
+            self.budget.add_loop_iterations(1, where)
             variables[name] = str(value)
             out.extend(self.expand_children(node.children, variables, chain))
         return out
 
-    def _include(self, node: XmlNode, variables: dict[str, str], chain: tuple[str, ...]) -> list[XmlNode]:
+    def _include(self, node: XmlNode, variables: Variables, chain: tuple[str, ...]) -> list[XmlNode]:
         """The expanded top-level elements of the file an <include> names, in order."""
         raw = node.attrib.get("file")
         if not raw:
             raise fail(node, "expected attribute file=\"...\"")
         rel = self.substitute(raw, variables, node, keep=frozenset())
-        path = (Path(node.file).parent / rel).resolve()
+        path = _resolved(Path(node.file).parent, rel, node)
         if str(path) in chain:
             cycle = " -> ".join([*chain[chain.index(str(path)):], str(path)])
             raise fail(node, f"include cycle: {cycle}")
         if len(chain) >= MAX_INCLUDE_DEPTH:
             raise fail(node, f"includes nested deeper than {MAX_INCLUDE_DEPTH}: {' -> '.join([*chain, str(path)])}")
-        if not path.is_file():
-            raise fail(node, f"included file not found: {path}")
-        local = dict(variables)
+        file_size(path, _where(node), "included file")
+        # the included file's own scope: its variables do not leak out, and nothing is copied (a loop may include
+        # a file many times under many variables)
+        local: Variables = ChainMap({}, variables)
         for key, value in node.attrib.items():
             if key != "file":
                 local[key] = self.substitute(value, variables, node)
-        document = self._document(path)
+        document = self._document(path, node)
         self.note(document.warnings)
         if len(document.roots) > 1:
             second = document.roots[1]
@@ -245,28 +276,62 @@ class Preprocessor:
                        f"{len(document.roots)} top-level elements; all are used, as MVSim does (XML allows one)"])
         return self.expand_children(document.roots, local, (*chain, str(path)))
 
-    def _document(self, path: Path) -> XmlDocument:
-        """The parsed file at `path` (parsed on first use; the trees are never modified, expansion copies)."""
+    def _document(self, path: Path, include: XmlNode) -> XmlDocument:
+        """The parsed file at `path` (read and parsed on first use, its size charged to the budget at the
+        <include> that names it; the trees are never modified, expansion copies)."""
         key = str(path)
         if key not in self._documents:
-            self._documents[key] = load_file_document(path)
+            self._documents[key] = parse_xml_document(read_world_file(path, _where(include), "included file"), key)
         return self._documents[key]
 
-    def _count(self, node: XmlNode) -> None:
-        self.elements += 1
-        if self.elements > MAX_ELEMENTS:
-            raise fail(node, f"the world expands to more than {MAX_ELEMENTS} XML elements")
+
+_DIRECTIVES = frozenset({"variable", "include", "for", "if"})
 
 
-def numeric_variables(variables: dict[str, str]) -> dict[str, float]:
-    """The variables whose values are numbers, as floats (what expressions can use)."""
-    numeric = {}
-    for name, value in variables.items():
+def _resolved(folder: Path, name: str, node: XmlNode) -> Path:
+    """`name` resolved against `folder`; a name the operating system refuses (NUL character, too long, ...) is a
+    WorldFileError at `node`."""
+    if "\x00" in name:
+        raise fail(node, "included file name holds a NUL character")
+    try:
+        return (folder / name).resolve()
+    except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: a symbolic-link loop (Python < 3.13)
+        shown = name if len(name) <= 200 else f"{name[:100]}...({len(name)} characters)"
+        raise fail(node, f"cannot use the included file name {shown!r}: {getattr(exc, 'strerror', None) or exc}") \
+            from None
+
+
+class _NumericView(Mapping):
+    """The variables whose values are numbers, as floats, converted when looked up (an expression uses a few of
+    possibly many variables: converting all of them for each expression would cost their number each time)."""
+
+    def __init__(self, variables: Mapping[str, str]):
+        self._variables = variables
+
+    def __getitem__(self, name: str) -> float:
+        value = self._variables[name]
         try:
-            numeric[name] = float(value)
+            return float(value)
         except ValueError:
-            continue
-    return numeric
+            raise KeyError(name) from None
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self[name]  # type: ignore[index]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._variables if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def numeric_variables(variables: Mapping[str, str]) -> Mapping[str, float]:
+    """The variables whose values are numbers, as floats (what expressions can use), as a read-only view."""
+    return _NumericView(variables)
 
 
 def format_number(value: float) -> str:
@@ -278,21 +343,10 @@ def format_number(value: float) -> str:
 
 def load_file_tree(path: Path) -> XmlNode:
     """Read and parse a world file: its root element (later top-level elements are ignored with a warning, on
-    the root's `parse_warnings`, as MVSim reads only the first)."""
-    return parse_xml_bytes(_read(path), str(path))
+    the root's `parse_warnings`, as MVSim reads only the first). Its size is charged to the active budget."""
+    return parse_xml_bytes(read_world_file(path, (str(path), None, None), "world file"), str(path))
 
 
 def load_file_document(path: Path) -> XmlDocument:
     """Read and parse an included file: all its top-level elements and the warnings of reading it."""
-    return parse_xml_document(_read(path), str(path))
-
-
-def _read(path: Path) -> bytes:
-    """The bytes of `path`, refusing files over the size limit before reading them."""
-    try:
-        size = path.stat().st_size
-        if size > xml_tree.MAX_FILE_BYTES:
-            raise WorldFileError(xml_tree.size_limit_message(size), file=str(path))
-        return path.read_bytes()
-    except OSError as exc:
-        raise WorldFileError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    return parse_xml_document(read_world_file(path, (str(path), None, None), "included file"), str(path))

@@ -29,7 +29,11 @@ again either. ``MVSIM_OFFLINE=1`` never downloads: cached files only.
 Zips (remote or local) are refused whole when any entry is an absolute path, has a drive letter or a ``..``
 component, or is a symbolic link, or when the entries exceed ``MVSIM_ZIP_MAX_BYTES`` (default 1 GiB,
 uncompressed; both the declared sizes and the bytes actually written count) or ``MVSIM_ZIP_MAX_ENTRIES`` (default
-100,000). Extraction goes to a temporary folder that is renamed when complete.
+100,000). Extraction goes to a temporary folder that is renamed when complete. During a world load the bytes a zip
+may inflate are also bounded by what is left of the load's ``max_decompressed_bytes`` (limits.py, node parameter
+``load_max_decompressed_bytes``), and the bytes written are charged to it: the smaller of the two caps applies,
+and a refusal names the one that was reached. (The environment variables stay the caps of the resource cache
+itself, e.g. for ``fetch_models``; LoadLimits bounds what one load may cost.)
 
 Nothing here raises to the caller: :func:`resolve_uri` returns a :class:`Resolution` whose ``path`` is None and
 whose ``reason`` is one line when the resource is unavailable. Thread-safe: one lock per cache entry.
@@ -55,6 +59,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
+
+from mvsim_ros.world.budget import active_budget, in_load, limit_text
 
 #: Environment variables read by :func:`current_settings`.
 ENV_STORAGE_DIR = "MVSIM_STORAGE_DIR"
@@ -284,11 +290,18 @@ def safe_extract(zip_path: Path, dest: Path, *, max_bytes: int = DEFAULT_ZIP_MAX
     Files get default permissions (the zip's modes are not applied). On refusal dest may hold partial output:
     extract into a temporary folder.
     """
+    return _extract(zip_path, dest, max_bytes, max_entries, ENV_ZIP_MAX_BYTES)[0]
+
+
+def _extract(zip_path: Path, dest: Path, max_bytes: int, max_entries: int, bytes_limit: str) -> tuple[str, int]:
+    """safe_extract's work: (reason or "", bytes written); `bytes_limit` names the byte cap in refusals."""
+    written = 0
     try:
         with zipfile.ZipFile(zip_path) as archive:
             infos = archive.infolist()
             if len(infos) > max_entries:
-                return f"zip refused: {len(infos)} entries, over the limit of {max_entries} ({ENV_ZIP_MAX_ENTRIES})"
+                return (f"zip refused: {len(infos)} entries, over the limit of {max_entries} ({ENV_ZIP_MAX_ENTRIES})",
+                        0)
             plan: list[tuple[zipfile.ZipInfo, list[str]]] = []
             declared = 0
             for info in infos:
@@ -296,14 +309,12 @@ def safe_extract(zip_path: Path, dest: Path, *, max_bytes: int = DEFAULT_ZIP_MAX
                 if not problem and _is_symlink(info):
                     problem = "is a symbolic link"
                 if problem:
-                    return f"zip refused: entry {info.filename!r} {problem}"
+                    return f"zip refused: entry {info.filename!r} {problem}", 0
                 declared += max(info.file_size, 0)
                 plan.append((info, parts))
             if declared > max_bytes:
-                return (f"zip refused: {declared} bytes uncompressed, over the limit of {max_bytes} "
-                        f"({ENV_ZIP_MAX_BYTES})")
+                return f"zip refused: {declared} bytes uncompressed, over the limit of {max_bytes} ({bytes_limit})", 0
             dest.mkdir(parents=True, exist_ok=True)
-            written = 0
             for info, parts in plan:
                 target = dest.joinpath(*parts)
                 if info.is_dir() or not parts:
@@ -314,16 +325,16 @@ def safe_extract(zip_path: Path, dest: Path, *, max_bytes: int = DEFAULT_ZIP_MAX
                     while chunk := source.read(_CHUNK_BYTES):
                         written += len(chunk)
                         if written > max_bytes:
-                            return (f"zip refused: more than {max_bytes} bytes uncompressed ({ENV_ZIP_MAX_BYTES}; "
-                                    "its declared sizes are wrong)")
+                            return (f"zip refused: more than {max_bytes} bytes uncompressed ({bytes_limit}; "
+                                    "its declared sizes are wrong)", written)
                         out.write(chunk)
     except zipfile.BadZipFile as exc:
-        return _one_line(f"not a valid zip file ({exc})")
+        return _one_line(f"not a valid zip file ({exc})"), written
     except (RuntimeError, NotImplementedError) as exc:  # encrypted entries, unsupported compression
-        return _one_line(f"cannot extract the zip: {exc}")
+        return _one_line(f"cannot extract the zip: {exc}"), written
     except (OSError, EOFError, zlib.error, ValueError) as exc:
-        return _one_line(f"cannot extract the zip: {exc.__class__.__name__}: {exc}")
-    return ""
+        return _one_line(f"cannot extract the zip: {exc.__class__.__name__}: {exc}"), written
+    return "", written
 
 
 # --------------------------------------------------------------------------------------------------
@@ -449,7 +460,14 @@ def _ensure_extracted(zip_path: Path, out_dir: Path, settings: Settings) -> None
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX, dir=out_dir.parent))
     try:
-        reason = safe_extract(zip_path, temp, max_bytes=settings.zip_max_bytes, max_entries=settings.zip_max_entries)
+        max_bytes, label = settings.zip_max_bytes, ENV_ZIP_MAX_BYTES
+        budget = active_budget() if in_load() else None
+        if budget is not None and budget.decompressed_room() < max_bytes:
+            max_bytes = budget.decompressed_room()
+            label = f"what is left of the {limit_text('max_decompressed_bytes', budget.limits.max_decompressed_bytes)}"
+        reason, written = _extract(zip_path, temp, max_bytes, settings.zip_max_entries, label)
+        if budget is not None:
+            budget.decompressed_bytes += written
         if reason:
             raise _Unavailable(f"{zip_path.name}: {reason}")
         try:

@@ -8,8 +8,9 @@ a closing tag with another name, several top-level elements). When the strict pa
 well-formed, the same bytes are read again by lenient_xml.py, which accepts exactly those, with one warning
 per use, and keeps the same safety rules.
 
-Limits, on both paths: input size (`MAX_FILE_BYTES`), nesting depth (`MAX_NESTING_DEPTH`) and element count
-(`MAX_FILE_ELEMENTS`), each refused with a WorldFileError naming the file (and line) instead of exhausting
+Limits, on both paths, from the active load budget (budget.py; the defaults of limits.py outside a load): input
+size (``max_file_bytes``), nesting depth (``max_nesting_depth``) and element count (``max_elements``, counted over
+the whole load), each refused with a WorldFileError naming the limit, the file and the line instead of exhausting
 memory or the Python stack.
 """
 
@@ -22,15 +23,15 @@ from xml.sax.handler import ContentHandler
 import defusedxml.sax
 from defusedxml import DefusedXmlException
 
+from mvsim_ros.world.budget import LoadBudget, active_budget
 from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.lenient_xml import parse_lenient
+from mvsim_ros.world.limits import DEFAULT_LIMITS
 
-#: Largest world or included file read [bytes].
-MAX_FILE_BYTES = 64 * 1024 * 1024
-#: Deepest element nesting accepted in one file (the root is level 1).
-MAX_NESTING_DEPTH = 256
-#: Most elements accepted in one file.
-MAX_FILE_ELEMENTS = 1_000_000
+#: Largest world or included file read by default [bytes] (LoadLimits.max_file_bytes).
+MAX_FILE_BYTES = DEFAULT_LIMITS.max_file_bytes
+#: Deepest element nesting accepted by default (the root is level 1; LoadLimits.max_nesting_depth).
+MAX_NESTING_DEPTH = DEFAULT_LIMITS.max_nesting_depth
 
 
 @dataclass
@@ -74,25 +75,23 @@ class XmlDocument:
 class _TreeBuilder(ContentHandler):
     """Builds XmlNodes from SAX events (strict path) or lenient_xml events, enforcing depth and count limits."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str, budget: LoadBudget):
         super().__init__()
         self._file = file
+        self._budget = budget
         self._stack: list[XmlNode] = []
         self._text: list[list[str]] = []
         self.roots: list[XmlNode] = []
-        self._elements = 0
+        self.elements = 0
         self._locator = None
 
     # lenient_xml.TreeHandler
     def open(self, tag: str, attrib: dict[str, str], line: int) -> None:
         """Start an element at `line`."""
-        self._elements += 1
-        if self._elements > MAX_FILE_ELEMENTS:
-            raise WorldFileError(f"the file holds more than {MAX_FILE_ELEMENTS} XML elements", file=self._file,
-                                 line=line, tag=tag)
-        if len(self._stack) >= MAX_NESTING_DEPTH:
-            raise WorldFileError(f"elements nested deeper than {MAX_NESTING_DEPTH} levels", file=self._file,
-                                 line=line, tag=tag)
+        where = (self._file, line, tag)
+        self.elements += 1
+        self._budget.add_elements(1, where)
+        self._budget.check_depth(len(self._stack) + 1, where)
         node = XmlNode(tag=tag, attrib=attrib, file=self._file, line=line)
         if self._stack:
             self._stack[-1].children.append(node)
@@ -122,28 +121,24 @@ class _TreeBuilder(ContentHandler):
         self.close()
 
 
-def size_limit_message(size: int) -> str:
-    """The error text for a file of `size` bytes, over `MAX_FILE_BYTES`."""
-    return (f"the file is {size} bytes, over the limit of {MAX_FILE_BYTES} bytes "
-            f"({MAX_FILE_BYTES / (1024 * 1024):g} MiB) for world and included files")
-
-
 def parse_xml_document(data: bytes, file: str) -> XmlDocument:
     """Parse XML bytes into XmlNode trees, strictly if the file is well-formed, else as MVSim (rapidxml) does.
 
     Raises WorldFileError naming the file and line on anything refused: unsafe constructs (entity or DTD
-    declarations, external references), what even MVSim's reading does not accept, the size limits.
+    declarations, external references), what even MVSim's reading does not accept, the limits of the active
+    load budget (budget.py).
     """
-    if len(data) > MAX_FILE_BYTES:
-        raise WorldFileError(size_limit_message(len(data)), file=file)
+    budget = active_budget()
+    budget.check_file_size(len(data), (file, None, None))
     if not data.strip():
         raise WorldFileError("the file is empty: expected an <mvsim_world> XML document", file=file)
-    builder = _TreeBuilder(file)
+    builder = _TreeBuilder(file, budget)
     try:
         defusedxml.sax.parseString(data, builder)
     except DefusedXmlException as exc:
         raise WorldFileError(f"refused unsafe XML ({exc.__class__.__name__}: {exc})", file=file) from None
     except (xml.sax.SAXParseException, LookupError, ValueError):  # not well-formed, or an unknown encoding
+        budget.elements -= builder.elements  # read again from the start: count each element once
         return parse_xml_lenient(data, file)
     except xml.sax.SAXException as exc:
         raise WorldFileError(f"malformed XML: {exc.getMessage()}", file=file) from None
@@ -157,7 +152,7 @@ def parse_xml_lenient(data: bytes, file: str) -> XmlDocument:
 
     Same tree as the strict parser for well-formed XML. Raises WorldFileError naming file and line.
     """
-    builder = _TreeBuilder(file)
+    builder = _TreeBuilder(file, active_budget())
     warnings = parse_lenient(data, file, builder)
     return XmlDocument(roots=builder.roots, warnings=warnings, lenient=True)
 

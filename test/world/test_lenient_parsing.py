@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from conftest import REPO
 from mvsim_ros.world import WorldFileError, load_world, load_world_string
-from mvsim_ros.world import xml_tree
+from mvsim_ros.world.limits import LoadLimits
 from mvsim_ros.world.xml_tree import (
     MAX_NESTING_DEPTH,
     XmlNode,
@@ -248,18 +248,17 @@ def test_nesting_is_counted_through_includes(tmp_path):
     assert info.value.file == str(tmp_path / "deep.xml")
 
 
-def test_element_count_and_file_size_are_bounded(monkeypatch, tmp_path):
-    monkeypatch.setattr(xml_tree, "MAX_FILE_ELEMENTS", 5)
-    with pytest.raises(WorldFileError, match="more than 5 XML elements") as info:
-        load_world_string(world('<a z="1<2"/>\n<a/><a/><a/>\n<a/>'), file="w.xml")
+def test_element_count_and_file_size_are_bounded(tmp_path):
+    with pytest.raises(WorldFileError, match="more than 5 XML elements .*limit max_elements = 5") as info:
+        load_world_string(world('<a z="1<2"/>\n<a/><a/><a/>\n<a/>'), file="w.xml", limits=LoadLimits(max_elements=5))
     assert (info.value.line, info.value.tag) == (4, "a")
-    monkeypatch.setattr(xml_tree, "MAX_FILE_BYTES", 100)
+    small = LoadLimits(max_file_bytes=100)
     path = tmp_path / "w.world.xml"
     path.write_text(world("<!--" + "x" * 100 + "-->"))
+    with pytest.raises(WorldFileError, match=r"over the limit of 100 bytes \(limit max_file_bytes = 100"):
+        load_world(path, limits=small)
     with pytest.raises(WorldFileError, match=r"over the limit of 100 bytes"):
-        load_world(path)
-    with pytest.raises(WorldFileError, match=r"over the limit of 100 bytes"):
-        load_world_string(world("<!--" + "x" * 100 + "-->"))
+        load_world_string(world("<!--" + "x" * 100 + "-->"), limits=small)
 
 
 # -- what stays refused, with its line ---------------------------------------------------------------------------
