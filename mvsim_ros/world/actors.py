@@ -28,21 +28,36 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from mvsim_ros.world.specs import Point2, Pose3, SourceRef
-from mvsim_ros.world.values import fail, parse_bool, parse_float, parse_floats, parse_init_pose, positive
+from mvsim_ros.world.bounds import BOUNDS
+from mvsim_ros.world.values import (
+    POSE2D_QUANTITIES,
+    POSE3D_QUANTITIES,
+    bounded,
+    fail,
+    parse_bool,
+    parse_bounded,
+    parse_float,
+    parse_floats,
+    parse_init_pose,
+    positive,
+    range_note,
+)
 from mvsim_ros.world.vehicles import polygon
 from mvsim_ros.world.visual_models import parse_visual
 from mvsim_ros.world.xml_tree import XmlNode
 
 Warn = Callable[[XmlNode, str], None]
 
-#: Most waypoints one actor path may have.
-MAX_WAYPOINTS = 100_000
+#: Most waypoints one actor path may have (world/bounds.py).
+MAX_WAYPOINTS = int(BOUNDS["waypoints"].high)
 #: Waypoint animation hints MVSim knows.
 ANIMATION_HINTS = ("walk", "run", "idle")
 _NUMBERS = {"walking_speed": "walking_speed [m/s]", "running_speed": "running_speed [m/s]",
             "height": "height [m]", "collision_radius": "collision_radius [m]",
             "collision_height": "collision_height [m]"}
 _CLIP_NAMES = ("animation_idle", "animation_walk", "animation_run")
+_QUANTITIES = {"walking_speed": "actor_speed", "running_speed": "actor_speed", "height": "actor_size",
+               "collision_radius": "actor_size", "collision_height": "actor_size"}
 
 
 @dataclass
@@ -100,9 +115,11 @@ def _apply_tags(actor: ActorSpec, node: XmlNode, warn: Warn) -> None:
     for child in node.children:
         tag = child.tag
         if tag in _NUMBERS:
-            setattr(actor, tag, positive(parse_float(child.text, child, _NUMBERS[tag]), child, tag))
+            value = positive(parse_float(child.text, child, _NUMBERS[tag]), child, tag, _QUANTITIES[tag])
+            setattr(actor, tag, bounded(value, child, _QUANTITIES[tag], _NUMBERS[tag]))
         elif tag == "turning_rate":
-            actor.turning_rate = math.radians(parse_float(child.text, child, "turning_rate [deg/s]"))
+            actor.turning_rate = math.radians(parse_bounded(child.text, child, "angular_velocity",
+                                                            "turning_rate [deg/s]"))
         elif tag in _CLIP_NAMES:
             actor.clips[tag.removeprefix("animation_")] = child.text.strip()
         elif tag == "shape":
@@ -129,7 +146,10 @@ def parse_path(node: XmlNode, warn: Warn) -> tuple[list[Waypoint], bool]:
         if child.tag != "waypoint":
             warn(child, "unknown tag inside <path>; skipped (valid: waypoint)")
             continue
-        values = parse_floats(child.text, child, "waypoint 'x y yaw_deg' or 'x y z yaw_deg pitch_deg roll_deg'", (3, 6))
+        what = "waypoint 'x y yaw_deg' or 'x y z yaw_deg pitch_deg roll_deg'"
+        values = parse_floats(child.text, child, what, (3, 6))
+        for value, quantity in zip(values, POSE2D_QUANTITIES if len(values) == 3 else POSE3D_QUANTITIES):
+            bounded(value, child, quantity, what)
         if len(values) == 3:
             pose = Pose3(values[0], values[1], 0.0, math.radians(values[2]))
         else:
@@ -137,13 +157,14 @@ def parse_path(node: XmlNode, warn: Warn) -> tuple[list[Waypoint], bool]:
             pose = Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll))
         pause = parse_float(child.attrib.get("pause", "0"), child, "waypoint pause [s]")
         if pause < 0:
-            raise fail(child, f"waypoint pause must be >= 0 [s], got {pause:g}")
+            raise fail(child, f"waypoint pause must be >= 0 [s], got {pause:g}{range_note('duration')}")
+        bounded(pause, child, "duration", "waypoint pause [s]")
         hint = child.attrib.get("animation", "").strip()
         if hint and hint not in ANIMATION_HINTS:
             raise fail(child, f"unknown waypoint animation '{hint}'; valid: {', '.join(ANIMATION_HINTS)}")
         waypoints.append(Waypoint(pose, pause, "" if hint == "walk" else hint))
         if len(waypoints) > MAX_WAYPOINTS:
-            raise fail(child, f"more than {MAX_WAYPOINTS} waypoints in one path")
+            raise fail(child, f"more than {MAX_WAYPOINTS} waypoints in one path{range_note('waypoints')}")
     return waypoints, loop
 
 

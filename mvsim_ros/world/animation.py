@@ -20,11 +20,13 @@ import numpy as np
 
 from mvsim_ros.rotations import matrix_quaternion, quaternion_product, quaternion_yaw_pitch_roll, slerp
 from mvsim_ros.world.specs import Pose3, SourceRef
-from mvsim_ros.world.values import fail, parse_floats
+from mvsim_ros.world.bounds import BOUNDS
+from mvsim_ros.world.values import POSE3D_QUANTITIES, fail, parse_bounded_floats, range_note
 from mvsim_ros.world.xml_tree import XmlNode
 
 #: Most keyframes an animation may have (each costs nothing per step, but bounds memory and load time).
-MAX_KEYFRAMES = 100_000
+MAX_KEYFRAMES = int(BOUNDS["keyframes"].high)
+_TIME_POSE = ("duration", "position", "position", "angle")
 
 
 @dataclass
@@ -114,18 +116,18 @@ def parse_animation(node: XmlNode) -> KeyframeAnimation:
     rows = []
     for child in node.children:
         if child.tag == "time_pose":
-            t, x, y, yaw = parse_floats(child.text, child, "time_pose 't x y yaw_deg'", 4)
+            t, x, y, yaw = parse_bounded_floats(child.text, child, "time_pose 't x y yaw_deg'", _TIME_POSE)
             rows.append((t, Pose3(x, y, 0.0, math.radians(yaw)), child))
         elif child.tag == "time_pose3d":
-            t, x, y, z, yaw, pitch, roll = parse_floats(
-                child.text, child, "time_pose3d 't x y z yaw_deg pitch_deg roll_deg'", 7)
+            t, x, y, z, yaw, pitch, roll = parse_bounded_floats(
+                child.text, child, "time_pose3d 't x y z yaw_deg pitch_deg roll_deg'", ("duration", *POSE3D_QUANTITIES))
             rows.append((t, Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll)), child))
         else:
             raise fail(child, "unknown tag inside <animation>; valid: time_pose, time_pose3d")
         if len(rows) > MAX_KEYFRAMES:
-            raise fail(child, f"more than {MAX_KEYFRAMES} keyframes")
+            raise fail(child, f"more than {MAX_KEYFRAMES} keyframes{range_note('keyframes')}")
     if not rows:
-        raise fail(node, "<animation> has no <time_pose> or <time_pose3d> keyframes")
+        raise fail(node, f"<animation> has no <time_pose> or <time_pose3d> keyframes{range_note('keyframes')}")
     rows.sort(key=lambda row: row[0])  # MVSim keeps keyframes in a map ordered by time; a repeated time wins last
     unique: dict[float, tuple[Pose3, XmlNode]] = {}
     for t, pose, child in rows:

@@ -46,7 +46,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from mvsim_ros.world.values import fail, parse_float
+from mvsim_ros.world.values import bounded, fail, parse_float, range_note
 from mvsim_ros.world.xml_tree import XmlNode
 
 Point2 = tuple[float, float]
@@ -326,8 +326,8 @@ def _dimension(node: XmlNode, kind: str, name: str) -> float:
         raise fail(node, f"{kind} geometry: missing attribute {name}=\"...\" (a {kind} needs {needs}, in metres)")
     value = parse_float(text.strip(), node, f"{kind} geometry {name} [m]")
     if value <= 0.0:
-        raise fail(node, f"{kind} geometry: {name} must be > 0, got {value:g}")
-    return value
+        raise fail(node, f"{kind} geometry: {name} must be > 0, got {value:g}{range_note('geometry_size')}")
+    return bounded(value, node, "geometry_size", f"{kind} geometry {name} [m]")
 
 
 def _vertex_count(node: XmlNode) -> int:
@@ -341,8 +341,9 @@ def _vertex_count(node: XmlNode) -> int:
     if count == 0:
         return DEFAULT_VERTEX_COUNT  # MVSim: 0 means the default
     if count < 3:
-        raise fail(node, f"vertex_count must be >= 3 (or 0 for the default {DEFAULT_VERTEX_COUNT}), got {count}")
-    return count
+        raise fail(node, f"vertex_count must be >= 3 (or 0 for the default {DEFAULT_VERTEX_COUNT}), got {count}"
+                         f"{range_note('vertex_count')}")
+    return int(bounded(count, node, "vertex_count", "vertex_count"))
 
 
 def _rectangle(x0: float, y0: float, x1: float, y1: float) -> list[Point2]:

@@ -10,8 +10,18 @@ from mvsim_ros.world.block_geometry import parse_geometry
 from mvsim_ros.world.sensors import group_text
 from mvsim_ros.world.animation import parse_animation
 from mvsim_ros.world.specs import BlockSpec, Pose3, SourceRef
-from mvsim_ros.world.values import fail, parse_bool, parse_color, parse_float, parse_init_pose, positive
-from mvsim_ros.world.vehicles import polygon
+from mvsim_ros.world.values import (
+    bounded,
+    fail,
+    parse_bool,
+    parse_bounded,
+    parse_color,
+    parse_float,
+    parse_init_pose,
+    positive,
+    range_note,
+)
+from mvsim_ros.world.vehicles import check_inertia, check_outline, outline_part, polygon
 from mvsim_ros.world.visual_models import load_model_footprint, parse_visual
 from mvsim_ros.world.xml_tree import XmlNode
 
@@ -43,14 +53,16 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename: 
     for child in items:
         tag = child.tag
         if tag == "mass":
-            block.mass = positive(parse_float(child.text, child, "block mass [kg]"), child, "block mass")
+            mass = positive(parse_float(child.text, child, "block mass [kg]"), child, "block mass", "mass")
+            block.mass = bounded(mass, child, "mass", "block mass [kg]")
         elif tag in ("zmin", "zmax"):
-            setattr(block, tag, parse_float(child.text, child, f"{tag} [m]"))
+            setattr(block, tag, parse_bounded(child.text, child, "position", f"{tag} [m]"))
             z_given = True
         elif tag == "ground_friction":
             block.ground_friction = parse_float(child.text, child, "ground friction")
             if block.ground_friction < 0:
-                raise fail(child, "ground friction must be >= 0")
+                raise fail(child, f"ground friction must be >= 0{range_note('friction_coefficient')}")
+            bounded(block.ground_friction, child, "friction_coefficient", "ground friction")
         elif tag == "color":
             block.color = parse_color(child.text, child, "colour")
         elif tag == "shape":
@@ -74,7 +86,9 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename: 
         elif tag == "publish":
             block.publish = group_text(child)
         elif tag == "visual_scale":  # MVSim: an instance's scale for its class's visual model
-            visual_scale = positive(parse_float(child.text, child, "visual_scale"), child, "visual_scale")
+            visual_scale = positive(parse_float(child.text, child, "visual_scale"), child, "visual_scale",
+                                    "model_scale")
+            bounded(visual_scale, child, "model_scale", "visual_scale")
         elif tag in _IGNORED_FOR_NOW:
             warn(child, "not used by this version; kept default")
         else:
@@ -103,4 +117,13 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename: 
                 block.zmin, block.zmax = model.zmin, model.zmax
     if block.zmax <= block.zmin:
         raise fail(node, f"block '{name}': zmax ({block.zmax:g}) must be above zmin ({block.zmin:g})")
+    _check_outline(block, node)
     return block
+
+
+def _check_outline(block: BlockSpec, node: XmlNode) -> None:
+    """The block's final outline (from <shape>, <geometry> or its visual model) as Box2D needs it: within the
+    'body_coordinate' and 'outline_area' bounds, and an inertia Box2D can compute (vehicles.check_inertia)."""
+    check_outline(block.shape, node, f"block '{block.name}'")
+    if not (block.static or block.animation is not None):  # a Box2D body with a mass
+        check_inertia([outline_part(block.shape, block.mass)], node, f"block '{block.name}'")

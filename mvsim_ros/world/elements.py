@@ -33,17 +33,22 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from mvsim_ros.world.animation import parse_animation
+from mvsim_ros.world.bounded_io import open_image, read_data_file
+from mvsim_ros.world.bounds import BOUNDS
 from mvsim_ros.world.resources import is_remote_uri, local_zip_parts, zip_member_problem
 from mvsim_ros.world.specs import Pose3, SourceRef
 from mvsim_ros.world.values import (
+    bounded,
     fail,
     parse_bool,
+    parse_bounded,
     parse_color,
     parse_float,
     parse_floats,
     parse_init_pose,
     parse_pose3d,
     positive,
+    range_note,
 )
 from mvsim_ros.world.xml_tree import XmlNode
 
@@ -61,6 +66,10 @@ ELEMENT_CLASSES: tuple[str, ...] = (
     "skybox",
     "pointcloud",
 )
+#: Most data rows read from a DEM text file (parsing and resampling are bounded by it).
+MAX_DEM_POINTS = 200_000
+#: Most point-to-cell distances the DEM's nearest-point resampling computes (points x cells): about 1 s.
+MAX_DEM_DISTANCES = 100_000_000
 #: Every element class MVSim registers, for error messages.
 ALL_ELEMENT_CLASSES: tuple[str, ...] = tuple(sorted(ELEMENT_CLASSES + ("occupancy_grid",)))
 
@@ -664,7 +673,7 @@ def parse_walls(node: XmlNode, warn: Warn | None = None) -> WallsSpec:
         walls.model_uri = _resource(child)
 
     table = {
-        "transformation": ("transformation", _matrix4), "wallThickness": ("wall_thickness", _pos_float),
+        "transformation": ("transformation", _matrix4), "wallThickness": ("wall_thickness", _thickness),
         "wallHeight": ("wall_height", _pos_float), "scale": ("scale", _pos_float), "color": ("color", _color),
     }
     _read_children(node, walls, table, warn, "<walls>", special={"shape": shape, "model_uri": model})
@@ -747,7 +756,7 @@ def _elevation_map(node: XmlNode, warn: Warn, context: str) -> ElevationMapSpec:
         "dem_xyzrgb_file": ("dem_xyzrgb_file", _local_path),
         "texture_image": ("texture_image", _resource), "texture_image_rotate": ("texture_image_rotate", _float),
         "corner_min_x": ("corner_min_x", _float), "corner_min_y": ("corner_min_y", _float),
-        "mesh_color": ("mesh_color", _color), "resolution": ("resolution", _pos_float),
+        "mesh_color": ("mesh_color", _color), "resolution": ("resolution", _elevation_resolution),
         "texture_extension_x": ("texture_extension_x", _nonneg_float),
         "texture_extension_y": ("texture_extension_y", _nonneg_float),
         # MVSim's planes call the tiling size texture_size_x/y; worlds write it on elevation maps too (MVSim
@@ -856,7 +865,7 @@ def _vertical_plane(node: XmlNode, warn: Warn, context: str) -> VerticalPlaneSpe
     spec = VerticalPlaneSpec(source=_src(node), name=_name(node))
     table = {
         "x0": ("x0", _float), "y0": ("y0", _float), "x1": ("x1", _float), "y1": ("y1", _float),
-        "z": ("z", _float), "height": ("height", _nonneg_float), "thickness": ("thickness", _pos_float),
+        "z": ("z", _float), "height": ("height", _nonneg_float), "thickness": ("thickness", _thickness),
         "color": ("color", _color), "enable_shadows": ("enable_shadows", _bool),
         "texture": ("texture", _resource), "texture_size_x": ("texture_size_x", _pos_float),
         "texture_size_y": ("texture_size_y", _pos_float), "cull_face": ("cull_face", _cull_face),
@@ -883,7 +892,7 @@ def _opening(node: XmlNode, warn: Warn) -> WallOpening | None:
                  "z_max": "z_max", "z_end": "z_max"}
     for attr, value in node.attrib.items():
         if attr in attr_keys:
-            setattr(item, attr_keys[attr], parse_float(value, node, f"{node.tag} {attr}"))
+            setattr(item, attr_keys[attr], parse_bounded(value, node, "position", f"{node.tag} {attr}"))
         elif attr == "name":
             item.name = value.strip()
         else:
@@ -1022,7 +1031,7 @@ def load_elevation_image(path: Path, min_z: float, max_z: float, node: XmlNode) 
     if not path.is_file():
         raise fail(node, f"elevation image not found: {path}")
     try:
-        with Image.open(path) as img:
+        with open_image(path, (node.file, node.line, node.tag), "elevation image") as img:
             grey = _grey8(img)
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise fail(node, f"cannot read elevation image {path}: {exc}") from None
@@ -1056,14 +1065,17 @@ def load_dem_xyzrgb(path: Path, resolution: float, node: XmlNode) -> tuple[np.nd
     """
     if not path.is_file():
         raise fail(node, f"DEM file not found: {path}")
-    data = np.array(_text_rows(path.read_text(errors="replace"), node, f"DEM file {path.name}", 6, exact=True))
+    text = read_data_file(path, (node.file, node.line, node.tag), "DEM file").decode("utf-8", errors="replace")
+    data = _dem_rows(text, node, f"DEM file {path.name}")
     xy = data[:, :2]
     min_x, min_y = xy.min(axis=0)
     nx = int(math.ceil((xy[:, 0].max() - min_x) / resolution))
     ny = int(math.ceil((xy[:, 1].max() - min_y) / resolution))
     if nx < 2 or ny < 2:
         raise fail(node, f"DEM file {path} spans fewer than 2x2 cells at resolution {resolution:g}")
-    if nx * ny * len(data) > 2_000_000_000 or len(data) > 5_000_000:
+    bounded(nx * ny, node, "elevation_samples",
+            f"DEM file {path.name}: {nx}x{ny} cells at resolution {resolution:g} m")
+    if nx * ny * len(data) > MAX_DEM_DISTANCES:
         raise fail(node, f"DEM file {path} is too large for this version ({len(data)} points, {nx}x{ny} cells; "
                          "the nearest-point search here has no spatial index)")
     local = xy - (min_x, min_y)
@@ -1076,6 +1088,24 @@ def load_dem_xyzrgb(path: Path, resolution: float, node: XmlNode) -> tuple[np.nd
         d2 = (part[:, None, 0] - local[None, :, 0]) ** 2 + (part[:, None, 1] - local[None, :, 1]) ** 2
         nearest[start:start + len(part)] = np.argmin(d2, axis=1)
     return data[nearest, 2].reshape(nx, ny), (float(min_x), float(min_y))
+
+
+def _dem_rows(text: str, node: XmlNode, what: str) -> np.ndarray:
+    """The (N, 6) numbers of a DEM text file: counted (at most MAX_DEM_POINTS rows) before they are parsed, parsed
+    in one numpy call; any row that is not 6 numbers within the position bounds is reported by `_text_rows`, which
+    names it."""
+    lines = [line for line in text.splitlines() if line.strip() and line.strip()[0] not in "#%"]
+    if len(lines) > MAX_DEM_POINTS:
+        raise fail(node, f"{what} holds {len(lines)} points; at most {MAX_DEM_POINTS} are read (the nearest-point "
+                         "resampling here has no spatial index)")
+    try:
+        numbers = np.array(re.split(r"[\s,]+", " ".join(lines).strip()), dtype=float)
+    except ValueError:
+        numbers = np.zeros(0)
+    low, high = BOUNDS["position"].low, BOUNDS["position"].high
+    if lines and numbers.size == 6 * len(lines) and np.all((numbers >= low) & (numbers <= high)):
+        return numbers.reshape(-1, 6)
+    return np.array(_text_rows(text, node, what, 6, exact=True))
 
 
 def _kernel(text: str, node: XmlNode) -> np.ndarray:
@@ -1106,7 +1136,7 @@ def _matlab_matrix(text: str, node: XmlNode, what: str) -> np.ndarray:
     if not (body.startswith("[") and body.endswith("]")):
         raise fail(node, f"{what}: expected a matrix like [1 2 3; 4 5 6], got {text!r}")
     rows = [r for r in body[1:-1].split(";") if r.strip()]
-    values = [[parse_float(v, node, what) for v in re.split(r"[\s,]+", r.strip()) if v] for r in rows]
+    values = [[parse_bounded(v, node, "position", what) for v in re.split(r"[\s,]+", r.strip()) if v] for r in rows]
     if not values or any(len(r) != len(values[0]) for r in values):
         raise fail(node, f"{what}: all rows must have the same number of values")
     return np.array(values, dtype=np.float64)
@@ -1119,7 +1149,7 @@ def _text_rows(text: str, node: XmlNode, what: str, min_cols: int, exact: bool =
         line = line.strip()
         if not line or line[0] in "#%":
             continue
-        row = [parse_float(v, node, what) for v in re.split(r"[\s,]+", line) if v]
+        row = [parse_bounded(v, node, "position", what) for v in re.split(r"[\s,]+", line) if v]
         if len(row) < min_cols or (exact and len(row) != min_cols):
             need = f"exactly {min_cols}" if exact else f"at least {min_cols}"
             raise fail(node, f"{what}: each line needs {need} numbers, got {line!r}")
@@ -1145,6 +1175,8 @@ def _wall_segments(walls: WallsSpec, shape_node: XmlNode) -> list[WallSegment]:
     segments = []
     for a, b in zip(points[0::2], points[1::2]):
         a2, b2 = a[:2], b[:2]
+        for value in (*a2, *b2):  # after <transformation>: Box2D boxes in world coordinates
+            bounded(float(value), shape_node, "position", "<walls> segment end point [m]")
         vec = b2 - a2
         norm = float(np.hypot(*vec))
         if norm <= 0.0:
@@ -1170,7 +1202,8 @@ def _shape_points(node: XmlNode) -> list[Point2]:
     points = []
     for pt in node.findall("pt"):
         x, y = parse_floats(pt.text, pt, "shape point 'x y'", 2)
-        points.append((x, y))
+        points.append((bounded(x, pt, "position", "shape point x [m]"),
+                       bounded(y, pt, "position", "shape point y [m]")))
     if len(points) < 3:
         raise fail(node, f"<shape> needs 3 or more <pt>x y</pt> entries, got {len(points)}")
     for child in node.children:
@@ -1240,18 +1273,31 @@ def _pose_handlers(warn: Warn) -> tuple[dict[str, Callable[[XmlNode], None]], Ca
 
 
 def _float(node: XmlNode) -> float:
-    return parse_float(node.text, node, node.tag)
+    """A coordinate-like number: within the 'position' bounds."""
+    return parse_bounded(node.text, node, "position", node.tag)
 
 
 def _pos_float(node: XmlNode) -> float:
-    return positive(parse_float(node.text, node, node.tag), node, node.tag)
+    """A size: > 0 and within the 'element_size' bounds."""
+    value = positive(parse_float(node.text, node, node.tag), node, node.tag, "element_size")
+    return bounded(value, node, "element_size", node.tag)
+
+
+def _thickness(node: XmlNode) -> float:
+    """A wall thickness [m] (Box2D boxes): > 0 and within the 'wall_thickness' bounds."""
+    return bounded(_pos_float(node), node, "wall_thickness", f"{node.tag} [m]")
+
+
+def _elevation_resolution(node: XmlNode) -> float:
+    """An elevation map's cell size [m]: > 0 and within the 'elevation_resolution' bounds."""
+    return bounded(_pos_float(node), node, "elevation_resolution", f"{node.tag} [m]")
 
 
 def _nonneg_float(node: XmlNode) -> float:
     value = parse_float(node.text, node, node.tag)
     if value < 0.0:
-        raise fail(node, f"{node.tag}: must be >= 0, got {value:g}")
-    return value
+        raise fail(node, f"{node.tag}: must be >= 0, got {value:g}{range_note('position')}")
+    return bounded(value, node, "position", node.tag)
 
 
 def _int(node: XmlNode) -> int:
@@ -1264,12 +1310,12 @@ def _int(node: XmlNode) -> int:
 def _pos_int(node: XmlNode) -> int:
     value = _int(node)
     if value < 1:
-        raise fail(node, f"{node.tag}: must be >= 1, got {value}")
-    return value
+        raise fail(node, f"{node.tag}: must be >= 1, got {value}{range_note('window_size')}")
+    return int(bounded(value, node, "window_size", node.tag))
 
 
 def _deg(node: XmlNode) -> float:
-    return math.radians(parse_float(node.text, node, f"{node.tag} [deg]"))
+    return math.radians(parse_bounded(node.text, node, "angle", f"{node.tag} [deg]"))
 
 
 def _bool(node: XmlNode) -> bool:
@@ -1286,6 +1332,8 @@ def _text(node: XmlNode) -> str:
 
 def _point3(node: XmlNode) -> Point3:
     values = parse_floats(node.text, node, f"{node.tag} 'x y [z]'", (2, 3))
+    for value in values:
+        bounded(value, node, "position", f"{node.tag} 'x y [z]'")
     return (values[0], values[1], values[2] if len(values) == 3 else 0.0)
 
 

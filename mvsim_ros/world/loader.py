@@ -9,12 +9,15 @@ yet are kept in the spec or reported as warnings with file:line, never ignored s
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from mvsim_ros.world.actors import build_actor
 from mvsim_ros.world.blocks import build_block
+from mvsim_ros.world.budget import LoadBudget, budget_scope, stack_headroom
 from mvsim_ros.world.elevation import place_on_surfaces
 from mvsim_ros.world.elements import (
     ELEMENT_CLASSES,
@@ -27,11 +30,12 @@ from mvsim_ros.world.elements import (
 )
 from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.joints import parse_joint
+from mvsim_ros.world.limits import DEFAULT_LIMITS, LoadLimits
 from mvsim_ros.world.occupancy import OCCUPANCY_CLASS, parse_occupancy_grid
 from mvsim_ros.world.preprocess import DEFERRED_VARIABLES, Preprocessor, load_file_tree
 from mvsim_ros.world.sensors import parse_sensor
 from mvsim_ros.world.specs import WorldSpec
-from mvsim_ros.world.values import fail, parse_bool, parse_float, positive
+from mvsim_ros.world.values import bounded, fail, parse_bool, parse_bounded, parse_float
 from mvsim_ros.world.vehicles import build_vehicle
 from mvsim_ros.world.visual_models import parse_visual, unavailable_remote_model
 from mvsim_ros.world.xml_tree import XmlNode, parse_xml_bytes
@@ -40,21 +44,35 @@ from mvsim_ros.world.xml_tree import XmlNode, parse_xml_bytes
 DEFAULT_TIMESTEP_S = 0.005
 
 
-def load_world(path: str | Path, random_seed: int = 0, allow_shell: bool = False) -> WorldSpec:
+def load_world(path: str | Path, random_seed: int = 0, allow_shell: bool = False,
+               limits: LoadLimits = DEFAULT_LIMITS) -> WorldSpec:
     """Load a world file. Raises WorldFileError (naming file, line, tag) on any problem.
 
     random_seed: seed of the generator behind rand()/randn() in $f{} expressions (same seed, same world).
     allow_shell: allow $(command) substitutions (off by default: a world file must not run programs).
+    limits: the budgets of this load (limits.py), counted over the world file and everything it includes or names;
+    going over one is a WorldFileError naming it.
     """
-    path = Path(path).resolve()
-    if not path.is_file():
+    try:
+        path = Path(path).resolve()
+        found = path.is_file()
+    except (OSError, ValueError, RuntimeError) as exc:  # a name the OS refuses: too long, NUL character, ...
+        raise WorldFileError(f"cannot use the world file name: {getattr(exc, 'strerror', None) or exc}",
+                             file=str(path)[:200]) from None
+    if not found:
         raise WorldFileError("world file not found", file=str(path))
-    return _build(load_file_tree(path), str(path), random_seed, allow_shell)
+    with budget_scope(LoadBudget(limits)), stack_headroom(limits):
+        return _build(lambda: load_file_tree(path), str(path), random_seed, allow_shell)
 
 
-def load_world_string(text: str, file: str = "<string>", random_seed: int = 0, allow_shell: bool = False) -> WorldSpec:
-    """Load a world from XML text. `file` names it in errors and anchors relative paths (its directory)."""
-    return _build(parse_xml_bytes(text.encode("utf-8"), file), file, random_seed, allow_shell)
+def load_world_string(text: str, file: str = "<string>", random_seed: int = 0, allow_shell: bool = False,
+                      limits: LoadLimits = DEFAULT_LIMITS) -> WorldSpec:
+    """Load a world from XML text. `file` names it in errors and anchors relative paths (its directory).
+    `limits` as for `load_world` (the text counts as the world file)."""
+    data = text.encode("utf-8")
+    with budget_scope(LoadBudget(limits)) as budget, stack_headroom(limits):
+        budget.add_file(len(data), (file, None, None))
+        return _build(lambda: parse_xml_bytes(data, file), file, random_seed, allow_shell)
 
 
 class _WorldBuilder:
@@ -96,16 +114,16 @@ class _WorldBuilder:
             for child in node.children:
                 self.add(child)
         elif tag == "simul_timestep":
-            step = parse_float(node.text, node, "simulation timestep [s]")
-            if step < 0:
-                raise fail(node, f"simulation timestep must be >= 0 (0 = automatic), got {step:g}")
-            world.timestep = step if step > 0 else DEFAULT_TIMESTEP_S
+            step = parse_float(node.text, node, "simulation timestep [s] (0 = automatic)")
+            world.timestep = bounded(step, node, "timestep", "simulation timestep [s] (0 = automatic)") \
+                if step != 0 else DEFAULT_TIMESTEP_S
         elif tag in ("b2d_vel_iters", "b2d_pos_iters"):
             setattr(world, tag, _positive_int(node))
         elif tag == "gravity":
-            world.gravity = positive(parse_float(node.text, node, "gravity [m/s^2]"), node, "gravity")
+            world.gravity = parse_bounded(node.text, node, "gravity", "gravity [m/s^2]")
         elif tag == "collision_threshold":
-            world.collision_threshold = parse_float(node.text, node, "collision threshold [m/s]")
+            world.collision_threshold = parse_bounded(node.text, node, "collision_threshold",
+                                                      "collision threshold [m/s]")
         elif tag == "vehicle:class":
             self.vehicle_classes[_name(node)] = node
         elif tag == "block:class":
@@ -193,7 +211,21 @@ class _WorldBuilder:
         return world
 
 
-def _build(raw_root: XmlNode, file: str, random_seed: int, allow_shell: bool) -> WorldSpec:
+def _build(read: Callable[[], XmlNode], file: str, random_seed: int, allow_shell: bool) -> WorldSpec:
+    """The world whose root element `read` returns, expanded and built within the active load budget.
+
+    Memory errors and stack exhaustion inside the load (beyond what the budget foresaw) become WorldFileErrors
+    too: a load raises nothing else."""
+    try:
+        return _build_from(read(), file, random_seed, allow_shell)
+    except RecursionError:
+        raise WorldFileError("the world file nests elements too deeply for the Python stack (lower the "
+                             "load_max_nesting_depth parameter)", file=file) from None
+    except MemoryError:
+        raise WorldFileError("out of memory while loading the world (lower the load_* limits)", file=file) from None
+
+
+def _build_from(raw_root: XmlNode, file: str, random_seed: int, allow_shell: bool) -> WorldSpec:
     if raw_root.tag != "mvsim_world":
         raise fail(raw_root, f"the root element must be <mvsim_world>, found <{raw_root.tag}>")
     _check_version(raw_root)
@@ -201,11 +233,8 @@ def _build(raw_root: XmlNode, file: str, random_seed: int, allow_shell: bool) ->
     root = preprocessor.expand(raw_root, {}, (file,))
     builder = _WorldBuilder(file, preprocessor)
     builder.world.warnings.extend(preprocessor.warnings)  # file-reading warnings (MVSim leniencies), first
-    try:
-        for node in root.children:
-            builder.add(node)
-    except RecursionError:
-        raise WorldFileError("the world file nests elements too deeply", file=file) from None
+    for node in root.children:
+        builder.add(node)
     return builder.finish()
 
 
@@ -226,14 +255,15 @@ def _name(node: XmlNode) -> str:
 
 
 def _positive_int(node: XmlNode) -> int:
-    value = parse_float(node.text, node, "iteration count")
-    if value < 1 or value != int(value):
+    """A Box2D solver iteration count: an integer within the 'solver_iterations' bounds."""
+    value = parse_bounded(node.text, node, "solver_iterations", f"{node.tag} (Box2D iterations per step)")
+    if value != int(value):
         raise fail(node, f"expected a positive integer, got {node.text!r}")
     return int(value)
 
 
 def _unique(names: list[str], kind: str, file: str) -> None:
-    repeated = sorted({n for n in names if names.count(n) > 1})
+    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
     if repeated:
         raise WorldFileError(f"duplicate {kind} names: {', '.join(repeated)}", file=file, tag=kind)
 

@@ -22,7 +22,17 @@ from mvsim_ros.world.specs import (
     VehicleSpec,
     WheelSpec,
 )
-from mvsim_ros.world.values import fail, parse_color, parse_float, parse_floats, positive
+from mvsim_ros.world.values import (
+    POSE2D_QUANTITIES,
+    bounded,
+    fail,
+    parse_bounded,
+    parse_bounded_floats,
+    parse_color,
+    parse_float,
+    positive,
+    range_note,
+)
 from mvsim_ros.world.visual_models import load_model_footprint, parse_visual
 from mvsim_ros.world.xml_tree import XmlNode
 
@@ -144,6 +154,26 @@ DRIVETRAIN_PARAMS = {
     "front_left_right_split": 0.5, "front_left_right_bias": 1.5,
     "rear_left_right_split": 0.5, "rear_left_right_bias": 1.5,
 }
+#: Bounds quantity (world/bounds.py) of each numeric controller, friction, drivetrain and dynamics parameter.
+PARAM_QUANTITIES: dict[str, str] = {
+    "KP": "controller_gain", "KI": "controller_gain", "KD": "controller_gain", "I_MAX": "integral_limit",
+    "max_torque": "torque", "torque_left": "raw_torque", "torque_right": "raw_torque", "V": "velocity",
+    "W": "angular_velocity", "STEER_ANG": "angle",
+    "mu": "friction_coefficient", "Ex": "pacejka_curvature", "Ey": "pacejka_curvature",
+    "front_rear_split": "fraction", "front_left_right_split": "fraction", "rear_left_right_split": "fraction",
+    "front_rear_bias": "drivetrain_bias", "front_left_right_bias": "drivetrain_bias",
+    "rear_left_right_bias": "drivetrain_bias",
+    "f_wheels_x": "body_coordinate", "f_wheels_d": "body_length", "max_steer_ang_deg": "steer_angle",
+    "max_steer_rate_deg": "angular_velocity", "wheel_separation_front": "body_length",
+    "wheel_separation_rear": "body_length", "max_articulation_deg": "steer_angle",
+    "max_articulation_rate_deg": "angular_velocity", "pivot_max_torque": "torque", "pivot_gain": "pivot_gain",
+}
+#: Parameters not in PARAM_QUANTITIES are friction-model coefficients.
+_DEFAULT_PARAM_QUANTITY = "friction_parameter"
+#: Smallest centroidal inertia of a body relative to its inertia about the body origin: Box2D subtracts the two
+#: (float32, relative precision 1.2e-7) and asserts the result is > 0.
+MIN_INERTIA_RATIO = 1e-5
+
 #: Vehicle-level tags handled elsewhere or kept; anything else inside a vehicle is warned about.
 _VEHICLE_TAGS = frozenset({"dynamics", "friction", "chassis", "init_pose", "init_vel", "sensor", "publish", "visual",
                            "odometry"})
@@ -182,10 +212,11 @@ def build_vehicle(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename
     for child in items:
         tag = child.tag
         if tag == "init_pose":
-            x, y, yaw_deg = parse_floats(child.text, child, "init_pose 'x y yaw_deg'", 3)
+            x, y, yaw_deg = parse_bounded_floats(child.text, child, "init_pose 'x y yaw_deg'", POSE2D_QUANTITIES)
             spec.init_pose = Pose2(x, y, math.radians(yaw_deg))
         elif tag == "init_vel":
-            vx, vy, omega_deg = parse_floats(child.text, child, "init_vel 'vx vy omega_deg_per_s'", 3)
+            vx, vy, omega_deg = parse_bounded_floats(child.text, child, "init_vel 'vx vy omega_deg_per_s'",
+                                                     ("velocity", "velocity", "angular_velocity"))
             spec.init_vel = Twist2(vx, vy, math.radians(omega_deg))
         elif tag == "sensor":
             spec.sensors.append(parse_sensor(child, warn, parse_visual))
@@ -194,11 +225,12 @@ def build_vehicle(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename
         elif tag == "visual":
             spec.visual = parse_visual(child)
         elif tag == "odometry":
-            spec.odometry = {k: parse_float(v, child, k) for k, v in child.attrib.items()}
+            spec.odometry = {k: parse_bounded(v, child, "odometry_multiplier", k) for k, v in child.attrib.items()}
         elif tag not in _VEHICLE_TAGS:
             warn(child, f"unknown tag inside vehicle '{name}'; skipped")
     if spec.chassis.shape_from_visual:
         _chassis_from_visual(spec, node, warn)
+    check_vehicle_inertia(spec, node)
     names = [s.name for s in spec.sensors]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
@@ -255,16 +287,18 @@ def _wheels(dynamics_node: XmlNode, info: DynamicsClass) -> list[WheelSpec]:
 
 def _wheel_attributes(wheel: WheelSpec, node: XmlNode) -> None:
     if "pos" in node.attrib:  # MVSim: "x y [yaw_deg]", the optional third value the mounting angle
-        values = parse_floats(node.attrib["pos"], node, "wheel pos 'x y [yaw_deg]'", (2, 3))
+        values = parse_bounded_floats(node.attrib["pos"], node, "wheel pos 'x y [yaw_deg]'",
+                                      ("body_coordinate", "body_coordinate", "angle"), (2, 3))
         wheel.x, wheel.y = values[0], values[1]
         if len(values) == 3:
             wheel.yaw = math.radians(values[2])
     for key in ("mass", "width", "diameter"):
         if key in node.attrib:
-            value = parse_float(node.attrib[key], node, f"wheel {key}")
-            setattr(wheel, key, positive(value, node, f"wheel {key}"))
+            quantity = "mass" if key == "mass" else f"wheel_{key}"
+            value = positive(parse_float(node.attrib[key], node, f"wheel {key}"), node, f"wheel {key}", quantity)
+            setattr(wheel, key, bounded(value, node, quantity, f"wheel {key}"))
     if "yaw" in node.attrib:  # MVSim: fixed mounting angle in degrees
-        wheel.yaw = math.radians(parse_float(node.attrib["yaw"], node, "wheel yaw [deg]"))
+        wheel.yaw = math.radians(parse_bounded(node.attrib["yaw"], node, "angle", "wheel yaw [deg]"))
     visual = node.find("visual")
     if visual is not None:
         wheel.visual = parse_visual(visual)
@@ -278,7 +312,10 @@ def _chassis(node: XmlNode | None, info: DynamicsClass, warn: Warn) -> ChassisSp
     for key in ("mass", "zmin", "zmax"):
         if key in node.attrib:
             setattr(chassis, key, parse_float(node.attrib[key], node, f"chassis {key}"))
-    positive(chassis.mass, node, "chassis mass")
+    positive(chassis.mass, node, "chassis mass", "mass")
+    bounded(chassis.mass, node, "mass", "chassis mass [kg]")
+    bounded(chassis.zmin, node, "body_coordinate", "chassis zmin [m]")
+    bounded(chassis.zmax, node, "body_coordinate", "chassis zmax [m]")
     if chassis.zmax <= chassis.zmin:
         raise fail(node, f"chassis zmax ({chassis.zmax:g}) must be above zmin ({chassis.zmin:g})")
     if "color" in node.attrib:
@@ -294,24 +331,107 @@ def _chassis(node: XmlNode | None, info: DynamicsClass, warn: Warn) -> ChassisSp
 
 
 def polygon(node: XmlNode) -> list[tuple[float, float]]:
-    """The <pt>x y</pt> points of a <shape> (at least 3, non-zero area)."""
+    """The <pt>x y</pt> points of a <shape> (at least 3, non-zero area), each within the 'body_coordinate'
+    bounds, consecutive points 'outline_edge' apart and the area within 'outline_area' (Box2D can build it)."""
     points = []
     for pt in node.findall("pt"):
-        x, y = parse_floats(pt.text, pt, "polygon point 'x y'", 2)
+        x, y = parse_bounded_floats(pt.text, pt, "polygon point 'x y'", ("body_coordinate", "body_coordinate"))
         points.append((x, y))
     if len(points) < 3:
         raise fail(node, f"a shape needs at least 3 <pt> points, got {len(points)}")
     area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]))
     if abs(area2) < 1e-12:
         raise fail(node, "the shape has zero area")
+    for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]):
+        bounded(math.hypot(x1 - x0, y1 - y0), node, "outline_edge",
+                f"distance between consecutive points ({x0:g}, {y0:g}) and ({x1:g}, {y1:g}) [m]")
+    bounded(0.5 * abs(area2), node, "outline_area", "shape area [m^2]")
     return points
+
+
+def check_outline(points: list[tuple[float, float]], node: XmlNode, what: str) -> None:
+    """An outline however it was made (<shape>, <geometry>, a visual model's footprint) as Box2D needs it: every
+    coordinate within the 'body_coordinate' bounds (NaN never is) and its area within 'outline_area'."""
+    for x, y in points:
+        bounded(x, node, "body_coordinate", f"{what} outline x [m]")
+        bounded(y, node, "body_coordinate", f"{what} outline y [m]")
+    area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]))
+    bounded(0.5 * abs(area2), node, "outline_area", f"{what} outline area [m^2]")
+
+
+def outline_inertia(points: list[tuple[float, float]], mass: float) -> tuple[float, float]:
+    """(I about the origin, I about the centroid) [kg m^2] of a uniform polygon of `mass` [kg] (any vertex order)."""
+    area2 = i_origin = cx = cy = 0.0
+    for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]):
+        cross = x0 * y1 - x1 * y0
+        area2 += cross
+        cx += (x0 + x1) * cross
+        cy += (y0 + y1) * cross
+        i_origin += cross * (x0 * x0 + x0 * x1 + x1 * x1 + y0 * y0 + y0 * y1 + y1 * y1)
+    if area2 == 0.0:
+        return 0.0, 0.0
+    cx, cy = cx / (3.0 * area2), cy / (3.0 * area2)
+    i_origin = mass * i_origin / (6.0 * area2)
+    return i_origin, i_origin - mass * (cx * cx + cy * cy)
+
+
+def check_inertia(parts: list[tuple[float, float, float, float]], node: XmlNode, what: str) -> None:
+    """Refuse a body Box2D cannot give a positive inertia: `parts` are (mass [kg], centroid x, y [m], centroidal
+    inertia [kg m^2]) of its fixtures in creation order. Box2D sums the inertias about the body origin and
+    subtracts m |c|^2 in float32, after every fixture it adds; when the centroidal inertia is a tiny fraction of
+    that sum, the result is noise or <= 0 (an assertion). So every prefix of `parts` is checked."""
+    for count in range(1, len(parts) + 1):
+        _check_inertia(parts[:count], node, what)
+
+
+def _check_inertia(parts: list[tuple[float, float, float, float]], node: XmlNode, what: str) -> None:
+    mass = sum(m for m, _, _, _ in parts)
+    if mass <= 0.0:
+        return
+    cx = sum(m * x for m, x, _, _ in parts) / mass
+    cy = sum(m * y for m, _, y, _ in parts) / mass
+    about_origin = sum(i + m * (x * x + y * y) for m, x, y, i in parts)
+    about_centre = sum(i + m * ((x - cx) ** 2 + (y - cy) ** 2) for m, x, y, i in parts)
+    if about_centre < MIN_INERTIA_RATIO * about_origin:
+        raise fail(node, f"{what}: its outline and wheels are too small for their distance from the body origin "
+                         f"(centroid at {cx:g}, {cy:g} m): Box2D (float32) cannot compute its rotational inertia; "
+                         "draw the outline around the origin")
+
+
+def outline_part(points: list[tuple[float, float]], mass: float) -> tuple[float, float, float, float]:
+    """A uniform polygon of `mass` [kg] as a check_inertia part: (mass, centroid x, y [m], centroidal inertia)."""
+    area2 = cx = cy = 0.0
+    for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]):
+        cross = x0 * y1 - x1 * y0
+        area2 += cross
+        cx += (x0 + x1) * cross
+        cy += (y0 + y1) * cross
+    if area2 == 0.0:
+        return mass, 0.0, 0.0, 0.0
+    return mass, cx / (3.0 * area2), cy / (3.0 * area2), outline_inertia(points, mass)[1]
+
+
+def check_vehicle_inertia(spec: VehicleSpec, node: XmlNode) -> None:
+    """check_inertia on each Box2D body of a vehicle: its chassis with its wheels (and an articulated front unit)."""
+    chassis = [spec.chassis] + ([spec.articulation.front_chassis] if spec.articulation is not None else [])
+    for unit, outline in enumerate(chassis):
+        parts = [outline_part(outline.shape, outline.mass)]
+        for w in spec.wheels:
+            if w.unit == unit:
+                parts.append((w.mass, w.x, w.y, w.mass * (w.diameter ** 2 + w.width ** 2) / 12.0))
+        check_inertia(parts, node, f"vehicle '{spec.name}'" + (" front unit" if unit else ""))
+
+
+def param_quantity(key: str) -> str:
+    """The bounds quantity (world/bounds.py) of a controller, friction, drivetrain or dynamics parameter."""
+    return PARAM_QUANTITIES.get(key, _DEFAULT_PARAM_QUANTITY)
 
 
 def _numeric_params(node: XmlNode, defaults: dict[str, float], what: str, warn: Warn) -> dict[str, float]:
     params = dict(defaults)
     for child in node.children:
         if child.tag in defaults:
-            params[child.tag] = parse_float(child.text, child, child.tag)
+            params[child.tag] = _param(child)
         else:
             warn(child, f"unknown parameter for {what}; skipped (known: {', '.join(defaults)})")
     return params
@@ -319,6 +439,22 @@ def _numeric_params(node: XmlNode, defaults: dict[str, float], what: str, warn: 
 
 #: twist_pid gains a twist_ideal controller may carry (MVSim's jackal and turtlebot definitions do): not used.
 IDEAL_IGNORED_GAINS = frozenset({"KP", "KI", "KD", "I_MAX", "max_torque"})
+
+
+def _param(child: XmlNode) -> float:
+    """A parameter tag's number (finite; its bounds are checked by _check_params, after the parameter's own rules)."""
+    return parse_float(child.text, child, child.tag)
+
+
+def _check_params(params: dict[str, float], node: XmlNode) -> None:
+    """Every parameter within its quantity's bounds: the last check, after the parameters' own rules. An error
+    names the parameter's tag (the last one, as it is the one that counts; Pacejka's shared B, C, D, E for Bx, By,
+    ...) or else `node`, where the value is a default."""
+    for key, value in params.items():
+        tags = [c for c in node.children if c.tag in (key, key[:-1])]
+        direct = [c for c in tags if c.tag == key]
+        where = (direct or tags or [node])[-1]
+        bounded(value, where, param_quantity(key), key)
 
 
 def _controller(node: XmlNode | None, info: DynamicsClass, warn: Warn) -> ControllerSpec:
@@ -330,11 +466,12 @@ def _controller(node: XmlNode | None, info: DynamicsClass, warn: Warn) -> Contro
     if kind == "twist_ideal":  # MVSim's own definitions keep their PID gains here; it ignores them, as we do
         node = dataclasses.replace(node, children=[c for c in node.children if c.tag not in IDEAL_IGNORED_GAINS])
     params = _numeric_params(node, CONTROLLER_PARAMS[kind], f"controller '{kind}'", warn)
-    for key in CONTROLLER_DEGREE_PARAMS & params.keys():
-        params[key] = math.radians(params[key])
     for key in ("max_torque", "I_MAX"):
         if key in params and params[key] < 0:
-            raise fail(node, f"{key} must be >= 0, got {params[key]:g}")
+            raise fail(node, f"{key} must be >= 0, got {params[key]:g}{range_note(param_quantity(key))}")
+    _check_params(params, node)
+    for key in CONTROLLER_DEGREE_PARAMS & params.keys():
+        params[key] = math.radians(params[key])
     return ControllerSpec(kind=kind, params=params)
 
 
@@ -356,13 +493,15 @@ def _friction(node: XmlNode | None, warn: Warn) -> FrictionSpec:
     for key, value in params.items():
         if model == "pacejka" and key in ("Ex", "Ey"):
             if value > 1:
-                raise fail(node, f"friction parameter {key} must be <= 1, got {value:g}")
+                raise fail(node, f"friction parameter {key} must be <= 1, got {value:g}"
+                                 f"{range_note('pacejka_curvature')}")
         elif value < 0:
-            raise fail(node, f"friction parameter {key} must be >= 0, got {value:g}")
+            raise fail(node, f"friction parameter {key} must be >= 0, got {value:g}{range_note(param_quantity(key))}")
     if model == "ellipse":
         for key in ("slip_angle_saturation", "slip_ratio_saturation"):
             if params[key] <= 0:
                 raise fail(node, f"friction parameter {key} must be > 0, got {params[key]:g}")
+    _check_params(params, node)
     return FrictionSpec(model=model, params=params)
 
 
@@ -378,10 +517,10 @@ def _pacejka_params(node: XmlNode, warn: Warn) -> dict[str, float]:
                 raise fail(child, f"unknown surface {child.text.strip()!r}; valid: {', '.join(PACEJKA_SURFACES)}")
             surface = _pacejka_surface(name)
         elif child.tag in ("B", "C", "D", "E"):
-            value = parse_float(child.text, child, child.tag)
+            value = _param(child)
             shared.update({f"{child.tag}x": value, f"{child.tag}y": value})
         elif child.tag in params:
-            direct[child.tag] = parse_float(child.text, child, child.tag)
+            direct[child.tag] = _param(child)
         else:
             known = ", ".join(["surface", "B", "C", "D", "E", *params])
             warn(child, f"unknown parameter for friction 'pacejka'; skipped (known: {known})")
@@ -398,11 +537,13 @@ def _dynamics_params(node: XmlNode, info: DynamicsClass, spec: VehicleSpec, warn
     params = dict(info.params)
     for child in node.children:
         if child.tag in params:
-            params[child.tag] = parse_float(child.text, child, child.tag)
+            params[child.tag] = _param(child)
         elif child.tag == "drivetrain":
             spec.drivetrain = _drivetrain(child, warn)
         elif child.tag not in known_children:
             warn(child, f"unknown tag inside <dynamics class=\"{spec.dynamics}\">; skipped")
+    if spec.dynamics != "articulated":  # articulated: _articulation checks its own rules first
+        _check_params(params, node)
     if "max_steer_ang_deg" in params:
         spec.dynamics_params["max_steer_ang"] = math.radians(params["max_steer_ang_deg"])
         spec.dynamics_params["max_steer_rate"] = math.radians(params["max_steer_rate_deg"])
@@ -423,12 +564,13 @@ def _articulation(node: XmlNode, params: dict[str, float], spec: VehicleSpec, wa
     unit's <front_chassis> (as <chassis>), and the optional footprint corners (seed 004) as "x y" tags."""
     for key in ("wheel_separation_front", "wheel_separation_rear", "max_articulation_deg", "pivot_gain"):
         if params[key] <= 0:
-            raise fail(node, f"{key} must be > 0, got {params[key]:g}")
+            raise fail(node, f"{key} must be > 0, got {params[key]:g}{range_note(param_quantity(key))}")
     for key in ("max_articulation_rate_deg", "pivot_max_torque"):
         if params[key] < 0:
-            raise fail(node, f"{key} must be >= 0, got {params[key]:g}")
+            raise fail(node, f"{key} must be >= 0, got {params[key]:g}{range_note(param_quantity(key))}")
     if params["max_articulation_deg"] >= 90:
         raise fail(node, f"max_articulation_deg must be below 90, got {params['max_articulation_deg']:g}")
+    _check_params(params, node)
     front_info = DynamicsClass({}, spec.chassis.mass, spec.chassis.zmin, spec.chassis.zmax,
                                _ARTICULATED_FRONT_SHAPE, spec.chassis.color, (), {})
     front = _chassis(node.find("front_chassis"), front_info, warn)
@@ -436,7 +578,8 @@ def _articulation(node: XmlNode, params: dict[str, float], spec: VehicleSpec, wa
     for tag in ARTICULATION_CORNERS:
         child = node.find(tag)
         if child is not None:
-            corners[tag] = tuple(parse_floats(child.text, child, f"{tag} 'x y'", 2))
+            corners[tag] = tuple(parse_bounded_floats(child.text, child, f"{tag} 'x y'",
+                                                      ("body_coordinate", "body_coordinate")))
     if corners and len(corners) != len(ARTICULATION_CORNERS):
         missing = ", ".join(tag for tag in ARTICULATION_CORNERS if tag not in corners)
         raise fail(node, f"footprint corners: give all four or none (missing: {missing})")
@@ -458,9 +601,10 @@ def _drivetrain(node: XmlNode, warn: Warn) -> DrivetrainSpec:
     params = _numeric_params(node, DRIVETRAIN_PARAMS, f"drivetrain '{kind}'", warn)
     for key, value in params.items():
         if key.endswith("_split") and not 0.0 <= value <= 1.0:
-            raise fail(node, f"{key} must be within [0, 1], got {value:g}")
+            raise fail(node, f"{key} must be within [0, 1], got {value:g}{range_note('fraction')}")
         if key.endswith("_bias") and value < 1.0:
-            raise fail(node, f"{key} must be >= 1, got {value:g}")
+            raise fail(node, f"{key} must be >= 1, got {value:g}{range_note('drivetrain_bias')}")
+    _check_params(params, node)
     return DrivetrainSpec(type=kind, params=params)
 
 
@@ -471,5 +615,6 @@ def _chassis_from_visual(spec: VehicleSpec, node: XmlNode, warn: Warn) -> None:
         return
     geometry = load_model_footprint(spec.visual, Path(node.file).parent, lambda message: warn(node, message))
     if geometry is not None:
+        check_outline(list(geometry.footprint), node, f"vehicle '{spec.name}' model footprint")
         spec.chassis.shape = list(geometry.footprint)
         spec.chassis.zmin, spec.chassis.zmax = geometry.zmin, geometry.zmax

@@ -51,7 +51,7 @@ from mvsim_ros.world.block_geometry import (
     simplify_hull_outer,
 )
 from mvsim_ros.world.resources import is_remote_uri, resolve_uri, split_zip_uri
-from mvsim_ros.world.values import fail, parse_bool, parse_float
+from mvsim_ros.world.values import bounded, fail, parse_bool, parse_bounded, parse_float, range_note
 from mvsim_ros.world.xml_tree import XmlNode
 
 #: Start of the warning for a remote model that cannot be had (given once per URI per world).
@@ -96,12 +96,12 @@ def parse_visual(node: XmlNode, warn: Callable[[XmlNode, str], None] | None = No
         elif tag == "model_scale":
             scale = parse_float(child.text, child, "model_scale")
             if scale <= 0.0:
-                raise fail(child, f"model_scale must be > 0, got {scale:g}")
-            spec.model_scale = scale
+                raise fail(child, f"model_scale must be > 0, got {scale:g}{range_note('model_scale')}")
+            spec.model_scale = bounded(scale, child, "model_scale", "model_scale")
         elif tag in _OFFSET_TAGS:
-            offset[_OFFSET_TAGS[tag]] = parse_float(child.text, child, f"{tag} [m]")
+            offset[_OFFSET_TAGS[tag]] = parse_bounded(child.text, child, "body_coordinate", f"{tag} [m]")
         elif tag in _ANGLE_TAGS:
-            angles[_ANGLE_TAGS[tag]] = math.radians(parse_float(child.text, child, f"{tag} [deg]"))
+            angles[_ANGLE_TAGS[tag]] = math.radians(parse_bounded(child.text, child, "angle", f"{tag} [deg]"))
         elif tag == "show_bounding_box":
             spec.show_bounding_box = parse_bool(child.text, child, "show_bounding_box")
         elif tag in APPEARANCE_ONLY_TAGS:
