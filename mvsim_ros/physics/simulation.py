@@ -8,6 +8,7 @@ import numpy as np
 
 from mvsim_ros.physics.actor_paths import ActorPath
 from mvsim_ros.physics.bodies import build_box2d_world
+from mvsim_ros.physics.command_limits import CommandLimits
 from mvsim_ros.physics.commands import VehicleCommands
 from mvsim_ros.physics.controllers import WheelControllers
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
@@ -66,6 +67,7 @@ class Simulation:
       body_pose, body_velocity: the same as pose/velocity for every body, vehicles first, then the front units
       of articulated vehicles (see `articulations` for their pivot angles).
     `command_timeout` [s]: watchdog on twist commands given through `set_twist` (0: off).
+    `limits`: the bounds every command is clamped to when it is set (see command_limits), fixed at construction.
     """
 
     def __init__(self, world: WorldSpec, command_timeout: float = 0.0):
@@ -90,12 +92,16 @@ class Simulation:
                                      dtype=float).reshape(-1, 6)
         self.wheels = WheelArrays.from_vehicles(world.vehicles, self.gravity)
         self.controllers = WheelControllers.from_vehicles(world.vehicles)
+        self.limits = CommandLimits.from_world(world)
+        self.controllers.raw_torque[:] = self.limits.clamp_torques(np.arange(self.wheels.count),
+                                                                   self.controllers.raw_torque)
         self.commands = VehicleCommands(
             [v.controller.params.get("V", 0.0) for v in world.vehicles],
             [v.controller.params.get("W", 0.0) for v in world.vehicles],
             [v.controller.params.get("STEER_ANG", 0.0) for v in world.vehicles],
             [v.controller.kind in ("front_steer_pid", "raw") for v in world.vehicles],
             command_timeout,
+            self.limits,
         )
         offsets = np.cumsum([0] + [len(v.wheels) for v in world.vehicles]).tolist()
         self.steering = Steering.build(world.vehicles, offsets)
@@ -138,22 +144,26 @@ class Simulation:
         except KeyError:
             raise KeyError(f"no vehicle named {name!r}; vehicles: {', '.join(self.vehicle_names)}") from None
 
-    def set_twist(self, index: int, v: float, omega: float) -> None:
+    def set_twist(self, index: int, v: float, omega: float) -> str | None:
         """Twist setpoint for vehicle `index`: forward speed v [m/s], yaw rate omega [rad/s].
 
-        Ackermann vehicles steer to the angle that gives omega at v. Raises ValueError for NaN/inf (the previous
-        setpoint is kept).
+        Ackermann vehicles steer to the angle that gives omega at v. Finite values beyond the vehicle's bounds
+        (`limits.max_speed`, `limits.max_yaw_rate`) are clamped to them; returns a note saying what was clamped, or
+        None. Raises ValueError for NaN/inf (the previous setpoint is kept).
         """
-        self.commands.set_twist(index, float(v), float(omega), self.time)
+        return self.commands.set_twist(index, float(v), float(omega), self.time)
 
-    def set_ackermann(self, index: int, speed: float, steering_angle: float, steering_rate: float = 0.0) -> None:
+    def set_ackermann(self, index: int, speed: float, steering_angle: float,
+                      steering_rate: float = 0.0) -> str | None:
         """Speed [m/s] and equivalent front steering angle [rad] for an Ackermann vehicle, or base_link speed and
         pivot angle gamma [rad] for an articulated one; steering_rate [rad/s] > 0 limits how fast the steering
-        moves (within the vehicle's own limit for articulated ones). Raises ValueError for NaN/inf or a vehicle
-        that cannot steer."""
+        moves (within the vehicle's own limit for articulated ones). Finite values beyond the vehicle's bounds
+        are clamped (returns a note saying what was, or None). Raises ValueError for NaN/inf (the previous
+        command is kept) or a vehicle that cannot steer."""
         if index not in self.steering.vehicle and index not in self.articulations.vehicle:
             raise ValueError(f"vehicle '{self.vehicle_names[index]}' has no Ackermann or articulated steering")
-        self.commands.set_ackermann(index, float(speed), float(steering_angle), float(steering_rate), self.time)
+        return self.commands.set_ackermann(index, float(speed), float(steering_angle), float(steering_rate),
+                                           self.time)
 
     @property
     def steering_angles(self) -> dict[str, float]:
@@ -166,13 +176,23 @@ class Simulation:
         a = self.articulations
         return {self.vehicle_names[k]: float(g) for k, g in zip(a.vehicle.tolist(), a.gamma)}
 
-    def set_wheel_torques(self, index: int, torques: list[float]) -> None:
-        """Motor torques [N m] for the wheels of a raw-controlled vehicle, in world-file wheel order."""
+    def set_wheel_torques(self, index: int, torques: list[float]) -> str | None:
+        """Motor torques [N m] for the wheels of a raw-controlled vehicle, in world-file wheel order.
+
+        Finite torques beyond a wheel's bound (`limits.max_torque`) are clamped to it; returns a note saying what
+        was clamped, or None. Raises ValueError for the wrong count or NaN/inf (the previous torques are kept).
+        """
         wheels = np.flatnonzero(self.wheels.vehicle == index)
         values = np.asarray(torques, dtype=float)
         if values.shape != wheels.shape or not np.all(np.isfinite(values)):
             raise ValueError(f"expected {wheels.size} finite torques, got {torques!r}")
-        self.controllers.raw_torque[wheels] = values
+        bounded = self.limits.clamp_torques(wheels, values)
+        self.controllers.raw_torque[wheels] = bounded
+        if np.array_equal(bounded, values):
+            return None
+        changed = np.flatnonzero(bounded != values)
+        return "; ".join(f"wheel {int(j)} torque {values[j]:.6g} N m clamped to {bounded[j]:.6g} N m"
+                         for j in changed.tolist())
 
     # -- the step -------------------------------------------------------------------------------------------
     def step(self) -> None:
@@ -220,7 +240,7 @@ class Simulation:
                                                                             torque_const, torque_slope)
         if self._casters.size:  # a caster swivels freely: it carries load and rolls, but takes no side force
             force_lat[self._casters] = 0.0
-        w.torque = applied_torque(torque_const, torque_slope, w.omega, self._max_torque)
+        w.torque = applied_torque(torque_const, torque_slope, w.omega, self._max_torque, self.limits.max_spin)
 
         # 5. Forces onto bodies: one world-frame force and one torque about the centre of mass per body.
         world_fx, world_fy, torque_z = body_wrenches(force_lon, force_lat, self._wheel_cos, self._wheel_sin,
@@ -397,10 +417,12 @@ def local_twist(pose: np.ndarray, velocity: np.ndarray) -> np.ndarray:
 
 
 @kernel
-def applied_torque(const, slope, omega, limit):
-    """Motor torque [N m] each wheel got over the step: const - slope * omega within +/- limit."""
+def applied_torque(const, slope, omega, limit, max_spin):
+    """Motor torque [N m] each wheel got over the step: const - slope * omega within +/- limit, after holding each
+    wheel's spin omega [rad/s] within +/- max_spin (in place: the motor's top speed, see command_limits)."""
     out = np.empty(const.size)
     for i in range(const.size):
+        omega[i] = min(max(omega[i], -max_spin[i]), max_spin[i])
         out[i] = min(max(const[i] - slope[i] * omega[i], -limit[i]), limit[i])
     return out
 

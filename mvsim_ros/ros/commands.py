@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from functools import partial
 
 from ackermann_msgs.msg import AckermannDriveStamped
@@ -12,7 +13,8 @@ from rclpy.node import Node
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.qos import COMMAND_QOS
 
-#: Minimum wall time [s] between two warnings about dropped (non-finite) commands, per message kind.
+#: Minimum wall time [s] between two warnings about dropped (non-finite) or clamped commands, per vehicle, topic
+#: and kind.
 WARNING_THROTTLE_S = 2.0
 
 
@@ -26,12 +28,16 @@ class CommandSubscriptions:
     angle, or an articulated vehicle's pivot angle, clipped to the vehicle's limit),
     drive.steering_angle_velocity [rad/s] (steering rate limit; 0 = the vehicle's own) go to
     `Simulation.set_ackermann`; acceleration and jerk are not used. Messages holding NaN or inf are dropped
-    with a throttled warning: the vehicle keeps its last valid command. Both use COMMAND_QOS.
+    with a warning: the vehicle keeps its last valid command. Finite values beyond the vehicle's bounds (speed, yaw
+    rate, steering angle and rate: physics.command_limits) are clamped to them, with a warning. Warnings are
+    throttled: at most one per WARNING_THROTTLE_S of wall time per vehicle, topic and kind (dropped, clamped).
+    Both use COMMAND_QOS.
     """
 
     def __init__(self, node: Node, sim: Simulation, prefixes: list[str], stamped: bool = False):
         self.node = node
         self.sim = sim
+        self._last_warning: dict[tuple[int, str], float] = {}
         twist_type = TwistStamped if stamped else Twist
         self.cmd_vel = [
             node.create_subscription(twist_type, prefix + "cmd_vel", partial(self._on_cmd_vel, i, stamped),
@@ -48,23 +54,33 @@ class CommandSubscriptions:
         twist = msg.twist if stamped else msg
         v, omega = twist.linear.x, twist.angular.z
         if not (math.isfinite(v) and math.isfinite(omega)):
-            self.node.get_logger().warning(
-                f"{self.sim.vehicle_names[index]}: dropped cmd_vel with non-finite values "
-                f"(linear.x={v}, angular.z={omega}); keeping the last valid command",
-                throttle_duration_sec=WARNING_THROTTLE_S,
-            )
+            self._warn(index, "cmd_vel dropped", f"dropped cmd_vel with non-finite values (linear.x={v}, "
+                       f"angular.z={omega}); keeping the last valid command")
             return
-        self.sim.set_twist(index, v, omega)
+        note = self.sim.set_twist(index, v, omega)
+        if note:
+            self._warn(index, "cmd_vel clamped", f"cmd_vel (linear.x={v:.6g}, angular.z={omega:.6g}): {note} "
+                       "(the vehicle's limits)")
 
     def _on_ackermann(self, index: int, msg: AckermannDriveStamped) -> None:
         drive = msg.drive
         speed, angle, rate = drive.speed, drive.steering_angle, drive.steering_angle_velocity
         if not (math.isfinite(speed) and math.isfinite(angle) and math.isfinite(rate)):
-            self.node.get_logger().warning(
-                f"{self.sim.vehicle_names[index]}: dropped ackermann_cmd with non-finite values "
-                f"(speed={speed}, steering_angle={angle}, steering_angle_velocity={rate}); "
-                "keeping the last valid command",
-                throttle_duration_sec=WARNING_THROTTLE_S,
-            )
+            self._warn(index, "ackermann_cmd dropped", f"dropped ackermann_cmd with non-finite values "
+                       f"(speed={speed}, steering_angle={angle}, steering_angle_velocity={rate}); "
+                       "keeping the last valid command")
             return
-        self.sim.set_ackermann(index, speed, angle, rate)
+        note = self.sim.set_ackermann(index, speed, angle, rate)
+        if note:
+            self._warn(index, "ackermann_cmd clamped", f"ackermann_cmd (speed={speed:.6g}, steering_angle={angle:.6g}, "
+                       f"steering_angle_velocity={rate:.6g}): {note} (the vehicle's limits)")
+
+    def _warn(self, index: int, kind: str, text: str) -> None:
+        """Log `text` for vehicle `index`, at most once per WARNING_THROTTLE_S of wall time per vehicle and kind
+        (topic, dropped or clamped)."""
+        now = time.monotonic()
+        key = (index, kind)
+        if now - self._last_warning.get(key, -math.inf) < WARNING_THROTTLE_S:
+            return
+        self._last_warning[key] = now
+        self.node.get_logger().warning(f"{self.sim.vehicle_names[index]}: {text}")

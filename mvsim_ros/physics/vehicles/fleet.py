@@ -58,7 +58,7 @@ class Steering:
             track = wheels["fl_wheel"].y - wheels["fr_wheel"].y
             if wheelbase <= 0 or track <= 0:
                 raise ValueError(f"vehicle '{v.name}': front wheels must be ahead of the rear ones and left of right")
-            rows.append((k, fl, fr, rl, wheelbase, track, v.dynamics_params.get("max_steer", math.radians(30)),
+            rows.append((k, fl, fr, rl, wheelbase, track, v.dynamics_params.get("max_steer_ang", math.radians(30)),
                          v.dynamics_params.get("max_steer_rate", 0.0)))
         table = np.array(rows, dtype=float).reshape(-1, 8)
         ints = table[:, :4].astype(np.intp)
