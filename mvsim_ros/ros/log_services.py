@@ -17,6 +17,12 @@ class LoggingSetupError(RuntimeError):
     """The logs asked for cannot be written (log_dir not creatable or writable, bad log_period)."""
 
 
+def _os_error_text(exc: OSError) -> str:
+    """`reason: 'path'` for an OSError (without Python's `[Errno N]`)."""
+    reason = exc.strerror or str(exc)
+    return f"{reason}: '{exc.filename}'" if exc.filename else reason
+
+
 class LogServices:
     """Per-vehicle CSV logs (off when log_dir is empty) and the node-private services
 
@@ -32,9 +38,14 @@ class LogServices:
         self.logs: VehicleLogs | None = None
         self._off_reason = LOGGING_OFF_MESSAGE
         if log_dir:
+            path = os.path.expanduser(log_dir)
+            if os.path.exists(path) and not os.path.isdir(path):
+                raise LoggingSetupError(f"cannot log to log_dir '{log_dir}': it is not a directory")
             try:
-                self.logs = VehicleLogs(sim, os.path.expanduser(log_dir), period_s=period_s)
-            except (OSError, ValueError) as exc:
+                self.logs = VehicleLogs(sim, path, period_s=period_s)
+            except OSError as exc:
+                raise LoggingSetupError(f"cannot log to log_dir '{log_dir}': {_os_error_text(exc)}") from exc
+            except ValueError as exc:
                 raise LoggingSetupError(f"cannot log to log_dir '{log_dir}' (log_period={period_s:g}): {exc}") \
                     from exc
             node.get_logger().info(f"logging {len(self.logs.file_names)} CSV files to {self.logs.session_dir}")

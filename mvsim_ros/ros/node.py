@@ -1,233 +1,187 @@
-"""The mvsim_ros node: loads a world, steps it on a wall-clock timer, takes commands, publishes state."""
+"""The `mvsim_node` process: start the node (mvsim_ros.ros.simulator_node), spin it, stop it cleanly.
+
+Exit status: 0 after a normal stop (SIGINT or SIGTERM at any moment, also while the world loads), 2 when the
+node cannot start (one line on stderr naming the cause), 3 when the simulation diverged.
+
+Only a few standard modules and the signal handling are imported at the top: `main()` installs its SIGINT/SIGTERM
+handlers first and imports rclpy, numba and the world loader afterwards, so that a signal during those imports
+(most of a second) is a clean stop too. See ros/signals.py for what a signal does at each stage.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
+import signal
 import sys
-import time
-import traceback
+from typing import Iterator
 
-import rclpy
-from rclpy.clock import Clock, ClockType
-from rclpy.executors import ExternalShutdownException
-from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
-from rclpy.node import Node
+from mvsim_ros.ros.signals import STOP_SIGNALS, Interrupted, StopSignals
 
-from mvsim_ros.physics import Simulation, SimulationDiverged
-from mvsim_ros.ros.commands import CommandSubscriptions
-from mvsim_ros.ros.log_services import LoggingSetupError, LogServices
-from mvsim_ros.ros.parameters import ParameterError, declare_and_read
-from mvsim_ros.ros.footprint_publisher import FootprintPublisher
-from mvsim_ros.ros.image_publisher import ImagePublisher
-from mvsim_ros.ros.map_publisher import MapPublisher
-from mvsim_ros.ros.objects_publisher import ObjectMarkers
-from mvsim_ros.ros.inertial_publisher import InertialPublisher
-from mvsim_ros.ros.scan_publisher import ScanPublisher
-from mvsim_ros.sensors.suite import build_sensors
-from mvsim_ros.ros.publishers import PublishRates, SimPublishers
-from mvsim_ros.ros.status import StatusLine
-from mvsim_ros.ros.topics import RosNameError, ros_safe_names
-from mvsim_ros.world import WorldFileError, load_world
-
-#: At most this much simulated time [s] is caught up in one timer tick; beyond it, the node slips behind
-#: real time instead of freezing (printed in the status line as a lower real-time factor).
-MAX_CATCH_UP_S = 0.25
-
-
-class MvsimNode(Node):
-    """ROS 2 node around a Simulation.
-
-    Parameters: the table in ros/parameters.py (world_file, realtime_factor, publication rates, ...), checked at
-    start. Topics: see SimPublishers, CommandSubscriptions, the sensor publishers, MapPublisher, ObjectMarkers;
-    services `~/clear_logs`, `~/new_log_session` (LogServices). Any failure while starting destroys the
-    half-built node and raises (main() turns it into one line and exit status 2).
-    """
-
-    def __init__(self, **kwargs):
-        super().__init__("mvsim", **kwargs)
-        self.logs: LogServices | None = None
-        self.status: StatusLine | None = None
-        try:
-            self._start()
-        except BaseException:
-            # A half-built node must not linger: rclpy's context would destroy it again at shutdown.
-            self.destroy_node()
-            raise
-
-    def _start(self) -> None:
-        p = declare_and_read(self)
-        spec = load_world(resolve_world_file(p["world_file"]), random_seed=p["random_seed"],
-                          allow_shell=p["allow_shell_in_world"])
-        spec, renamed = ros_safe_names(spec, p["force_publish_vehicle_namespace"])
-        if not p["headless"]:
-            self.get_logger().warning("this version has no GUI; running headless")
-        self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
-        for warning in spec.warnings + renamed + self.sim.warnings:
-            self.get_logger().warning(warning)
-        self.realtime_factor = p["realtime_factor"]
-        self.publishers_ = SimPublishers(
-            self,
-            self.sim,
-            PublishRates(odometry_hz=p["odometry_publish_rate"], clock_hz=p["clock_publish_rate"]),
-            force_namespace=p["force_publish_vehicle_namespace"],
-            fake_localization=p["do_fake_localization"],
-        )
-        self.map_publisher = MapPublisher(self, spec.occupancy_grids)
-        sensors = build_sensors(spec, p["random_seed"])
-        for warning in sensors.warnings:
-            self.get_logger().warning(warning)
-        self.scans = ScanPublisher(self, self.sim, sensors.lidars, self.publishers_.prefixes, world=spec)
-        self.inertial = InertialPublisher(self, self.sim, sensors.imus, sensors.gnss, self.publishers_.prefixes)
-        self.images = ImagePublisher(self, self.sim, spec, sensors.cameras, self.publishers_.prefixes,
-                                     lidars3d=sensors.lidars3d, scene=self.scans.scene)
-        static = self.scans.static_transforms()
-        for more in (self.inertial.static_transforms(), self.images.static_transforms()):
-            for vehicle, transforms in more.items():
-                static.setdefault(vehicle, []).extend(transforms)
-        self.publishers_.publish_static(static)
-        self.objects = ObjectMarkers(self, self.sim, spec, p["simul_objects_publish_rate"])
-        self.footprints = FootprintPublisher(self, self.sim, self.publishers_.prefixes, p["footprint_publish_rate"],
-                                             p["odometry_publish_rate"])
-        self.commands = CommandSubscriptions(self, self.sim, self.publishers_.prefixes,
-                                             stamped=p["use_stamped_cmd_vel"])
-        self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
-
-        self._period = 1.0 / max(1.0, p["simul_rate"])
-        self._wall_anchor = time.monotonic()
-        self._sim_anchor = self.sim.time
-        self.status = StatusLine(self.sim, p["status_period"])
-        wall_clock = Clock(clock_type=ClockType.STEADY_TIME)
-        self._timer = self.create_timer(self._period, self._tick, clock=wall_clock)
-
-        names = ", ".join(self.sim.vehicle_names)
-        self.get_logger().info(
-            f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
-            f"realtime_factor={self.realtime_factor:g}"
-        )
-        if self.publishers_.prefixes:
-            self.get_logger().info(
-                "drive it: ros2 run teleop_twist_keyboard teleop_twist_keyboard "
-                f"--ros-args -r cmd_vel:=/{self.publishers_.prefixes[0]}cmd_vel"
-            )
-
-    def _tick(self) -> None:
-        """Advance the simulation to where the wall clock says it should be (or for one period if rtf = 0)."""
-        start = time.monotonic()
-        sim, dt = self.sim, self.sim.dt
-        if self.realtime_factor > 0.0:
-            target = self._sim_anchor + (start - self._wall_anchor) * self.realtime_factor
-            if target - sim.time > MAX_CATCH_UP_S:  # too far behind: drop the backlog, keep going from here
-                self._wall_anchor, self._sim_anchor = start, sim.time
-                target = sim.time + dt
-            while sim.time + 0.5 * dt <= target:
-                self._step()
-        else:
-            deadline = start + 0.9 * self._period
-            while time.monotonic() < deadline:
-                for _ in range(10):
-                    self._step()
-        self.status.update()
-
-    def _step(self) -> None:
-        self.sim.step()
-        self.logs.record()
-        self.publishers_.publish_due()
-        self.footprints.publish_due()
-        self.scans.publish_due()
-        self.inertial.publish_due()
-        self.images.publish_due()
-        self.objects.publish_due()
-
-    def destroy_node(self) -> None:
-        """Write and close the CSV logs (if logging started), then destroy the node (once)."""
-        if self.logs is not None:
-            self.logs.close()
-            self.logs = None
-        super().destroy_node()
-
-
-def resolve_world_file(path: str) -> str:
-    """The world file a `world_file` parameter names: an absolute or existing relative path as given, else the same
-    relative path in the package's share directory. WorldFileError (one line) when neither exists or it is a
-    directory."""
-    candidates = [path]
-    if not os.path.isabs(path) and not os.path.exists(path):
-        share = _package_share_directory()
-        if share is not None:
-            candidates.append(os.path.join(share, path))
-    for candidate in candidates:
-        if os.path.isdir(candidate):
-            raise WorldFileError("is a directory, not a world file", file=candidate)
-        if os.path.exists(candidate):
-            return candidate
-    looked = " or ".join(os.path.abspath(c) for c in candidates)
-    raise WorldFileError(f"world file not found (looked for {looked})", file=path)
-
-
-def _package_share_directory() -> str | None:
-    """This package's share directory from the ament index, or None without an index (e.g. a plain venv)."""
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        return get_package_share_directory("mvsim_ros")
-    except (ImportError, LookupError, ValueError, OSError):  # no index (AMENT_PREFIX_PATH unset) or not installed
-        return None
-
-
-#: Errors that end the start-up with one line and exit status 2: the user's input is at fault.
-STARTUP_ERRORS = (WorldFileError, ParameterError, LoggingSetupError, RosNameError)
 #: Environment variable: when set to 1, an unexpected start-up error also prints its Python traceback.
 TRACEBACK_ENV = "MVSIM_TRACEBACK"
+#: Longest wait [s] of the executor between two checks for a stop signal (the timer usually wakes it sooner).
+SPIN_TIMEOUT_S = 0.1
+
+
+class RosInitError(RuntimeError):
+    """rclpy.init failed (malformed --ros-args and the like); the message is rcl's, on one line."""
 
 
 def main(args: list[str] | None = None) -> int:
-    """Console entry point (`mvsim_node`). Returns the process exit status: 0 after a normal stop (also Ctrl-C),
-    2 when the node cannot start (one line on stderr naming the cause), 3 when the simulation diverged."""
-    try:
-        rclpy.init(args=args)
-    except Exception as exc:  # noqa: BLE001 (malformed --ros-args and the like: one line, no traceback)
-        print(f"mvsim_node: cannot initialise ROS: {exc}".splitlines()[0], file=sys.stderr)
-        return 2
+    """Console entry point (`mvsim_node`). Returns the process exit status: 0 after a normal stop (also SIGINT or
+    SIGTERM, at any moment), 2 when the node cannot start (one line on stderr naming the cause), 3 when the
+    simulation diverged.
+
+    Meant to end the process: leaves SIGINT and SIGTERM ignored when it returns (a late signal must not turn the
+    exit into a traceback or a death by signal), and moves every object out of reach of the garbage collector
+    (gc.freeze), which spares the interpreter's collections at exit (about half of its exit time with numba
+    loaded).
+    """
+    stop = StopSignals().install()
     node = None
     try:
-        node = MvsimNode()
-    except KeyboardInterrupt:
-        rclpy.try_shutdown()
-        return 0
-    except Exception as exc:  # noqa: BLE001 (every start failure: one line, exit 2)
-        rclpy.try_shutdown()
-        print(f"mvsim_node: {startup_failure_text(exc)}", file=sys.stderr)
-        if os.environ.get(TRACEBACK_ENV) == "1" and not isinstance(exc, STARTUP_ERRORS):
-            traceback.print_exc()
-        return 2
+        try:
+            try:
+                node = _start_node(args, stop)
+            finally:
+                stop.hold()  # starting is over: from here on a signal is only a request
+        except Interrupted:
+            return 0
+        except Exception as exc:  # noqa: BLE001 (every start failure: one line, exit 2)
+            return 0 if stop.requested else _report_start_failure(exc)
+        return _spin(node, stop)
+    finally:
+        _clean_up(node)
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+        gc.freeze()
+
+
+def _start_node(args: list[str] | None, stop: StopSignals):
+    """Import the ROS side, initialise rclpy (without its own signal handlers) and build the node."""
+    import rclpy
+    from rclpy.signals import SignalHandlerOptions
+
+    from mvsim_ros.ros.parameters import ParameterError, empty_override
+    from mvsim_ros.ros.simulator_node import MvsimNode
+
+    stop.check()  # a signal during the imports
+    empty = empty_override(sys.argv if args is None else args)
+    if empty is not None:
+        raise ParameterError(f"parameter '{empty}' has no value (-p {empty}:=)")
+    with _stderr_kept_back() as kept:
+        try:
+            rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+        except Exception as exc:  # noqa: BLE001 (rcl's own error line is dropped: ours says it)
+            kept.clear()
+            raise RosInitError(f"cannot initialise ROS: {exc}".splitlines()[0]) from exc
+    stop.check()
+    return MvsimNode(stop=stop)
+
+
+def _spin(node, stop: StopSignals) -> int:
+    """Spin `node` until a stop signal arrives (0) or the simulation diverges (3, with one line on stderr)."""
+    from rclpy.executors import SingleThreadedExecutor
+
+    from mvsim_ros.physics import SimulationDiverged
+
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    stop.wake = executor.wake
     try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except _rclpy.RCLError:
-        if rclpy.ok():
-            raise
-        # A publish raced the shutdown of a signal (SIGINT/SIGTERM) inside a busy tick: a normal exit.
+        while not stop.requested:
+            executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
     except SimulationDiverged as exc:
         print(f"mvsim_node: simulation stopped: {exc}", file=sys.stderr)
         return 3
     finally:
-        node.status.finish()
-        node.destroy_node()
-        rclpy.try_shutdown()
+        stop.wake = None
+        executor.shutdown()
     return 0
+
+
+def _clean_up(node) -> None:
+    """Close the logs, destroy the node and shut rclpy down (whatever of it exists)."""
+    if node is not None:
+        if node.status is not None:
+            node.status.finish()
+        node.destroy_node()
+    shutdown = getattr(sys.modules.get("rclpy"), "try_shutdown", None)  # rclpy may be imported partly, or not at all
+    if shutdown is not None:
+        shutdown()
+
+
+def _report_start_failure(exc: Exception) -> int:
+    """Print why the node could not start (one line; the traceback too if asked for); returns 2."""
+    print(f"mvsim_node: {startup_failure_text(exc)}", file=sys.stderr)
+    if os.environ.get(TRACEBACK_ENV) == "1" and not isinstance(exc, startup_errors()):
+        import traceback
+
+        traceback.print_exception(exc)
+    return 2
+
+
+def startup_errors() -> tuple[type[Exception], ...]:
+    """Errors that end the start-up with one line and exit status 2: the user's input is at fault."""
+    from mvsim_ros.ros.log_services import LoggingSetupError
+    from mvsim_ros.ros.parameters import ParameterError
+    from mvsim_ros.ros.topics import RosNameError
+    from mvsim_ros.world import WorldFileError
+
+    return (WorldFileError, ParameterError, LoggingSetupError, RosNameError, RosInitError)
 
 
 def startup_failure_text(exc: BaseException) -> str:
     """One line saying why the node could not start."""
+    from mvsim_ros.world import WorldFileError
+
     if isinstance(exc, WorldFileError):
         text = f"cannot load the world: {exc}"
-    elif isinstance(exc, STARTUP_ERRORS):
+    elif isinstance(exc, startup_errors()):
         text = str(exc)
     else:
         text = (f"internal error while starting: {type(exc).__name__}: {exc} "
                 f"(set {TRACEBACK_ENV}=1 for the traceback)")
     return " ".join(text.split())
+
+
+class _KeptText:
+    """What was written to stderr inside `_stderr_kept_back()`; `clear()` drops it."""
+
+    def __init__(self) -> None:
+        self.dropped = False
+
+    def clear(self) -> None:
+        self.dropped = True
+
+
+@contextlib.contextmanager
+def _stderr_kept_back() -> Iterator[_KeptText]:
+    """Hold back what C code writes to file descriptor 2 inside the block (rcl logs its own error line before
+    raising): written out at the end unless `clear()`ed, so that a failure can be one line."""
+    import tempfile
+
+    kept = _KeptText()
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as buffer:
+        os.dup2(buffer.fileno(), 2)
+        try:
+            yield kept
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            if not kept.dropped:
+                buffer.seek(0)
+                text = buffer.read()
+                if text:
+                    sys.stderr.flush()
+                    os.write(2, text)
+
+
+__all__ = ["SPIN_TIMEOUT_S", "TRACEBACK_ENV", "main", "startup_errors", "startup_failure_text"]
 
 
 if __name__ == "__main__":

@@ -4,17 +4,22 @@ Every parameter is declared with dynamic typing, so a launch file or a command l
 double is expected (`-p realtime_factor:=0`, `LaunchConfiguration` values that look like ints) is accepted: ints
 are taken as floats. Anything else that does not fit (a string for a number, a negative rate, NaN, a seed outside
 numpy's range) is a `ParameterError` with one line naming the parameter, the value and what is expected.
+
+The budgets of the world load (mvsim_ros/world/limits.py, LoadLimits) are parameters too: `load_<field>` for
+every field, an integer > 0, its default that of DEFAULT_LIMITS.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+
+from mvsim_ros.world.limits import DEFAULT_LIMITS, LoadLimits, limit_meaning, limit_names
 
 
 class ParameterError(ValueError):
@@ -69,6 +74,21 @@ PARAMETERS: dict[str, ParamSpec] = {
                                                   "blocks and actors; 0 = off", _at_least(0.0)),
 }
 
+#: Prefix of the parameters that set the fields of LoadLimits.
+LOAD_PREFIX = "load_"
+
+
+def _limit_parameters() -> dict[str, ParamSpec]:
+    """`load_<field>` for every field of LoadLimits: an integer > 0, by default that of DEFAULT_LIMITS."""
+    return {
+        LOAD_PREFIX + name: ParamSpec(getattr(DEFAULT_LIMITS, name),
+                                      f"world-load budget (an integer > 0): {limit_meaning(name)}", _positive)
+        for name in limit_names()
+    }
+
+
+PARAMETERS.update(_limit_parameters())
+
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}
 
 
@@ -94,6 +114,26 @@ def coerce(name: str, value: Any, spec: ParamSpec) -> Any:
     return value
 
 
+def load_limits(values: dict[str, Any]) -> LoadLimits:
+    """The LoadLimits that the `load_<field>` entries of `values` (as declare_and_read returns them) set."""
+    return LoadLimits(**{name: values[LOAD_PREFIX + name] for name in limit_names()})
+
+
+def empty_override(argv: Sequence[str]) -> str | None:
+    """The name of the first parameter given without a value on a command line (`-p name:=`, which rcl refuses
+    with an error line of its own), or None."""
+    in_ros_args, previous = False, ""
+    for arg in argv:
+        if arg == "--ros-args":
+            in_ros_args = True
+        elif arg == "--":
+            in_ros_args = False
+        elif in_ros_args and previous in ("-p", "--param") and arg.endswith(":=") and len(arg) > 2:
+            return arg[:-2].rpartition(":")[2]  # `node_name:param:=` names param
+        previous = arg
+    return None
+
+
 def declare_and_read(node: Node) -> dict[str, Any]:
     """Declare every parameter of PARAMETERS on `node` (dynamically typed) and return their checked values."""
     values = {}
@@ -104,4 +144,5 @@ def declare_and_read(node: Node) -> dict[str, Any]:
     return values
 
 
-__all__ = ["PARAMETERS", "ParamSpec", "ParameterError", "coerce", "declare_and_read"]
+__all__ = ["LOAD_PREFIX", "PARAMETERS", "ParamSpec", "ParameterError", "coerce", "declare_and_read", "empty_override",
+           "load_limits"]

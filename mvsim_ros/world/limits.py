@@ -8,38 +8,38 @@ file it was reached. The node exposes every field as a parameter named ``load_<f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
+
+
+def _limit(default: int, meaning: str):
+    """A LoadLimits field: its default and what it counts (the node's parameter description)."""
+    return field(default=default, metadata={"meaning": meaning})
 
 
 @dataclass(frozen=True)
 class LoadLimits:
-    """Budgets of one world load (all counts over the whole load, includes and loops included).
+    """Budgets of one world load (all counts over the whole load, includes and loops included); each field's
+    meaning is in its metadata (`limit_meaning`). The defaults keep the load of any world file within about 2 s
+    and 500 MB on a desktop computer; MVSim's own worlds use a small fraction of each."""
 
-    max_file_bytes: largest single file read whole (world and included files, map YAML, MRPT grid maps) [bytes];
-    max_include_bytes: the world file and all included files read together (each file once) [bytes];
-    max_nesting_depth: deepest element nesting (the root is level 1), counting <for>, <if> and included files;
-    max_elements: XML elements read from files plus those the expansion produces or runs through (<variable>,
-    <include>, <for> and <if> included), each time;
-    max_loop_iterations: iterations of every <for> loop together, whether or not they produce elements;
-    max_expanded_chars: characters of attribute values and element texts passed through substitution, plus the
-    characters substitution produces (variables, expressions), each time a text is expanded;
-    max_expression_chars: characters of the $f{...} expressions and <if> conditions evaluated, together;
-    max_decompressed_bytes: bytes inflated from compressed data (.gridmap.gz, zip archives) together;
-    max_image_pixels: pixels of any one image or grid read (occupancy grids, elevation maps, MRPT grid maps).
-
-    The defaults keep the load of any world file within about 2 s and 500 MB on a desktop computer; MVSim's own
-    worlds use a small fraction of each.
-    """
-
-    max_file_bytes: int = 32 * 1024 * 1024
-    max_include_bytes: int = 64 * 1024 * 1024
-    max_nesting_depth: int = 256
-    max_elements: int = 100_000
-    max_loop_iterations: int = 200_000
-    max_expanded_chars: int = 16 * 1024 * 1024
-    max_expression_chars: int = 100_000
-    max_decompressed_bytes: int = 64 * 1024 * 1024
-    max_image_pixels: int = 4096 * 4096
+    max_file_bytes: int = _limit(32 * 1024 * 1024, "largest single file read whole (world and included files, map "
+                                                   "YAML, MRPT grid maps, DEM text) [bytes]")
+    max_include_bytes: int = _limit(64 * 1024 * 1024, "the world file and all included files read together (each "
+                                                      "file once) [bytes]")
+    max_nesting_depth: int = _limit(256, "deepest element nesting (the root is level 1), counting <for>, <if> and "
+                                         "included files")
+    max_elements: int = _limit(100_000, "XML elements read from files plus those the expansion produces or runs "
+                                        "through (<variable>, <include>, <for>, <if> included), each time")
+    max_loop_iterations: int = _limit(200_000, "iterations of every <for> loop together, whether or not they "
+                                               "produce elements")
+    max_expanded_chars: int = _limit(16 * 1024 * 1024, "characters of attribute values and texts passed through "
+                                                       "substitution, plus the characters substitution produces")
+    max_expression_chars: int = _limit(100_000, "characters of the $f{...} expressions and <if> conditions "
+                                                "evaluated, together")
+    max_decompressed_bytes: int = _limit(64 * 1024 * 1024, "bytes inflated from compressed data (.gridmap.gz, zip "
+                                                           "archives) together")
+    max_image_pixels: int = _limit(4096 * 4096, "pixels of any one image or grid read (occupancy grids, elevation "
+                                                "maps, MRPT grid maps)")
 
 
 #: The limits used when a caller gives none.
@@ -51,4 +51,9 @@ def limit_names() -> list[str]:
     return [f.name for f in fields(LoadLimits)]
 
 
-__all__ = ["DEFAULT_LIMITS", "LoadLimits", "limit_names"]
+def limit_meaning(name: str) -> str:
+    """What the LoadLimits field `name` counts, with its unit."""
+    return next(f.metadata["meaning"] for f in fields(LoadLimits) if f.name == name)
+
+
+__all__ = ["DEFAULT_LIMITS", "LoadLimits", "limit_meaning", "limit_names"]

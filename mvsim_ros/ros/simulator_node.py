@@ -1,0 +1,187 @@
+"""The mvsim_ros node: loads a world, steps it on a wall-clock timer, takes commands, publishes state.
+
+The process around it (signals, exit status, one-line start errors) is `mvsim_ros.ros.node.main`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from rclpy.clock import Clock, ClockType
+from rclpy.node import Node
+
+from mvsim_ros.physics import Simulation
+from mvsim_ros.ros.commands import CommandSubscriptions
+from mvsim_ros.ros.log_services import LogServices
+from mvsim_ros.ros.parameters import declare_and_read, load_limits
+from mvsim_ros.ros.footprint_publisher import FootprintPublisher
+from mvsim_ros.ros.image_publisher import ImagePublisher
+from mvsim_ros.ros.map_publisher import MapPublisher
+from mvsim_ros.ros.objects_publisher import ObjectMarkers
+from mvsim_ros.ros.inertial_publisher import InertialPublisher
+from mvsim_ros.ros.scan_publisher import ScanPublisher
+from mvsim_ros.sensors.suite import build_sensors
+from mvsim_ros.ros.publishers import PublishRates, SimPublishers
+from mvsim_ros.ros.signals import StopSignals
+from mvsim_ros.ros.status import StatusLine
+from mvsim_ros.ros.topics import ros_safe_names
+from mvsim_ros.world import WorldFileError, load_world
+
+#: At most this much simulated time [s] is caught up in one timer tick; beyond it, the node slips behind
+#: real time instead of freezing (printed in the status line as a lower real-time factor).
+MAX_CATCH_UP_S = 0.25
+
+
+class MvsimNode(Node):
+    """ROS 2 node around a Simulation.
+
+    Parameters: the table in ros/parameters.py (world_file, realtime_factor, publication rates, ...), checked at
+    start. Topics: see SimPublishers, CommandSubscriptions, the sensor publishers, MapPublisher, ObjectMarkers;
+    services `~/clear_logs`, `~/new_log_session` (LogServices). Any failure while starting destroys the
+    half-built node and raises (main() turns it into one line and exit status 2).
+
+    stop: the process's stop signals (see ros/signals.py). While starting, the node lets a signal interrupt the
+    world load, and checks for one between the other phases (raising Interrupted); it puts `stop` on hold
+    (signals only recorded, never raised) as the last step of its start-up, and the simulation loop ends a timer
+    tick early, between two steps, once `stop.requested` is set. Without one (e.g. in a test), nothing stops it
+    but its owner.
+    """
+
+    def __init__(self, stop: StopSignals | None = None, **kwargs):
+        super().__init__("mvsim", **kwargs)
+        self.logs: LogServices | None = None
+        self.status: StatusLine | None = None
+        self._stop = stop if stop is not None else StopSignals()
+        try:
+            self._start()
+        except BaseException:
+            # A half-built node must not linger: rclpy's context would destroy it again at shutdown. The clean-up
+            # is not to be cut short by a signal in turn.
+            self._stop.hold()
+            self.destroy_node()
+            raise
+        self._stop.hold()  # started: from here on a signal is a request that the timer loop answers
+
+    def _start(self) -> None:
+        p = declare_and_read(self)
+        with self._stop.interruptible():  # a slow world load ends at once on a signal
+            spec = load_world(resolve_world_file(p["world_file"]), random_seed=p["random_seed"],
+                              allow_shell=p["allow_shell_in_world"], limits=load_limits(p))
+        spec, renamed = ros_safe_names(spec, p["force_publish_vehicle_namespace"])
+        if not p["headless"]:
+            self.get_logger().warning("this version has no GUI; running headless")
+        self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
+        self._stop.check()
+        for warning in spec.warnings + renamed + self.sim.warnings:
+            self.get_logger().warning(warning)
+        self.realtime_factor = p["realtime_factor"]
+        self.publishers_ = SimPublishers(
+            self,
+            self.sim,
+            PublishRates(odometry_hz=p["odometry_publish_rate"], clock_hz=p["clock_publish_rate"]),
+            force_namespace=p["force_publish_vehicle_namespace"],
+            fake_localization=p["do_fake_localization"],
+        )
+        self.map_publisher = MapPublisher(self, spec.occupancy_grids)
+        sensors = build_sensors(spec, p["random_seed"])
+        self._stop.check()
+        for warning in sensors.warnings:
+            self.get_logger().warning(warning)
+        self.scans = ScanPublisher(self, self.sim, sensors.lidars, self.publishers_.prefixes, world=spec)
+        self.inertial = InertialPublisher(self, self.sim, sensors.imus, sensors.gnss, self.publishers_.prefixes)
+        self.images = ImagePublisher(self, self.sim, spec, sensors.cameras, self.publishers_.prefixes,
+                                     lidars3d=sensors.lidars3d, scene=self.scans.scene)
+        static = self.scans.static_transforms()
+        for more in (self.inertial.static_transforms(), self.images.static_transforms()):
+            for vehicle, transforms in more.items():
+                static.setdefault(vehicle, []).extend(transforms)
+        self.publishers_.publish_static(static)
+        self.objects = ObjectMarkers(self, self.sim, spec, p["simul_objects_publish_rate"])
+        self.footprints = FootprintPublisher(self, self.sim, self.publishers_.prefixes, p["footprint_publish_rate"],
+                                             p["odometry_publish_rate"])
+        self.commands = CommandSubscriptions(self, self.sim, self.publishers_.prefixes,
+                                             stamped=p["use_stamped_cmd_vel"])
+        self._stop.check()
+        self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
+
+        self._period = 1.0 / max(1.0, p["simul_rate"])
+        self._wall_anchor = time.monotonic()
+        self._sim_anchor = self.sim.time
+        self.status = StatusLine(self.sim, p["status_period"])
+        wall_clock = Clock(clock_type=ClockType.STEADY_TIME)
+        self._timer = self.create_timer(self._period, self._tick, clock=wall_clock)
+
+        names = ", ".join(self.sim.vehicle_names)
+        self.get_logger().info(
+            f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
+            f"realtime_factor={self.realtime_factor:g}"
+        )
+        if self.publishers_.prefixes:
+            self.get_logger().info(
+                "drive it: ros2 run teleop_twist_keyboard teleop_twist_keyboard "
+                f"--ros-args -r cmd_vel:=/{self.publishers_.prefixes[0]}cmd_vel"
+            )
+
+    def _tick(self) -> None:
+        """Advance the simulation to where the wall clock says it should be (or for one period if rtf = 0)."""
+        start = time.monotonic()
+        sim, dt = self.sim, self.sim.dt
+        if self.realtime_factor > 0.0:
+            target = self._sim_anchor + (start - self._wall_anchor) * self.realtime_factor
+            if target - sim.time > MAX_CATCH_UP_S:  # too far behind: drop the backlog, keep going from here
+                self._wall_anchor, self._sim_anchor = start, sim.time
+                target = sim.time + dt
+            while sim.time + 0.5 * dt <= target and not self._stop.requested:
+                self._step()
+        else:
+            deadline = start + 0.9 * self._period
+            while time.monotonic() < deadline and not self._stop.requested:
+                for _ in range(10):
+                    self._step()
+        self.status.update()
+
+    def _step(self) -> None:
+        self.sim.step()
+        self.logs.record()
+        self.publishers_.publish_due()
+        self.footprints.publish_due()
+        self.scans.publish_due()
+        self.inertial.publish_due()
+        self.images.publish_due()
+        self.objects.publish_due()
+
+    def destroy_node(self) -> None:
+        """Write and close the CSV logs (if logging started), then destroy the node (once)."""
+        if self.logs is not None:
+            self.logs.close()
+            self.logs = None
+        super().destroy_node()
+
+
+def resolve_world_file(path: str) -> str:
+    """The world file a `world_file` parameter names: an absolute or existing relative path as given, else the same
+    relative path in the package's share directory. WorldFileError (one line) when neither exists or it is a
+    directory."""
+    candidates = [path]
+    if not os.path.isabs(path) and not os.path.exists(path):
+        share = _package_share_directory()
+        if share is not None:
+            candidates.append(os.path.join(share, path))
+    for candidate in candidates:
+        if os.path.isdir(candidate):
+            raise WorldFileError("is a directory, not a world file", file=candidate)
+        if os.path.exists(candidate):
+            return candidate
+    looked = " or ".join(os.path.abspath(c) for c in candidates)
+    raise WorldFileError(f"world file not found (looked for {looked})", file=path)
+
+
+def _package_share_directory() -> str | None:
+    """This package's share directory from the ament index, or None without an index (e.g. a plain venv)."""
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return get_package_share_directory("mvsim_ros")
+    except (ImportError, LookupError, ValueError, OSError):  # no index (AMENT_PREFIX_PATH unset) or not installed
+        return None
