@@ -35,7 +35,7 @@ MAX_SECONDS = 2.0
 MAX_RSS_MB = 500
 
 _MEASURE = """
-import json, resource, sys, time
+import json, sys, time
 sys.path.insert(0, sys.argv[2])
 from mvsim_ros.world import WorldFileError, load_world
 start = time.monotonic()
@@ -47,7 +47,10 @@ except WorldFileError as exc:
 except BaseException as exc:
     result = {"kind": type(exc).__name__, "message": str(exc)[:500]}
 result["seconds"] = time.monotonic() - start
-result["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# This process's own high-water mark (VmHWM): getrusage's ru_maxrss would include the pages of the (large)
+# process this one was forked from.
+with open("/proc/self/status") as status:
+    result["rss_mb"] = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
 print(json.dumps(result))
 """
 
