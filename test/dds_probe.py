@@ -70,8 +70,15 @@ def node_and_probe(probe_name: str, *params: str):
     finally:
         probe.node.destroy_node()
         rclpy.shutdown(context=context)
+        stop_process(proc)
+
+
+def stop_process(proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    """SIGTERM a process if it still runs and wait for it; SIGKILL it after `timeout` [s]."""
+    if proc.poll() is None:
         proc.terminate()
         try:
-            proc.wait(timeout=10)
+            proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()

@@ -19,7 +19,7 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage
 
-from dds_probe import ProbeNode, node_command
+from dds_probe import ProbeNode, node_command, stop_process
 
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
 
@@ -146,13 +146,7 @@ def node(tmp_path_factory):
     finally:
         probe.node.destroy_node()
         rclpy.shutdown(context=context)
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_process(proc)
         log.close()
 
 

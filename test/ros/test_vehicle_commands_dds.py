@@ -16,7 +16,7 @@ from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
 from std_srvs.srv import Trigger
 
-from dds_probe import ProbeNode, node_command, stamp_s
+from dds_probe import ProbeNode, node_command, stamp_s, stop_process
 from conftest import REPO, robot_world_xml
 
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
@@ -74,13 +74,7 @@ def start_node(tmp: Path, world_xml: str, *params: str):
 
 
 def stop_node(proc, log) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    stop_process(proc)
     log.close()
 
 
