@@ -21,7 +21,8 @@ from mvsim_ros.world.values import (
     positive,
     range_note,
 )
-from mvsim_ros.world.vehicles import check_inertia, check_outline, outline_part, polygon
+from mvsim_ros.world.body_checks import check_inertia, check_outline, outline_part
+from mvsim_ros.world.vehicles import polygon
 from mvsim_ros.world.visual_models import load_model_footprint, parse_visual
 from mvsim_ros.world.xml_tree import XmlNode
 

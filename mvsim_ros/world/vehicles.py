@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from mvsim_ros.world.body_checks import check_inertia, check_outline, outline_part
 from mvsim_ros.world.sensors import group_text, parse_sensor
 from mvsim_ros.world.specs import (
     ARTICULATION_CORNERS,
@@ -170,9 +171,6 @@ PARAM_QUANTITIES: dict[str, str] = {
 }
 #: Parameters not in PARAM_QUANTITIES are friction-model coefficients.
 _DEFAULT_PARAM_QUANTITY = "friction_parameter"
-#: Smallest centroidal inertia of a body relative to its inertia about the body origin: Box2D subtracts the two
-#: (float32, relative precision 1.2e-7) and asserts the result is > 0.
-MIN_INERTIA_RATIO = 1e-5
 
 #: Vehicle-level tags handled elsewhere or kept; anything else inside a vehicle is warned about.
 _VEHICLE_TAGS = frozenset({"dynamics", "friction", "chassis", "init_pose", "init_vel", "sensor", "publish", "visual",
@@ -347,68 +345,6 @@ def polygon(node: XmlNode) -> list[tuple[float, float]]:
                 f"distance between consecutive points ({x0:g}, {y0:g}) and ({x1:g}, {y1:g}) [m]")
     bounded(0.5 * abs(area2), node, "outline_area", "shape area [m^2]")
     return points
-
-
-def check_outline(points: list[tuple[float, float]], node: XmlNode, what: str) -> None:
-    """An outline however it was made (<shape>, <geometry>, a visual model's footprint) as Box2D needs it: every
-    coordinate within the 'body_coordinate' bounds (NaN never is) and its area within 'outline_area'."""
-    for x, y in points:
-        bounded(x, node, "body_coordinate", f"{what} outline x [m]")
-        bounded(y, node, "body_coordinate", f"{what} outline y [m]")
-    area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]))
-    bounded(0.5 * abs(area2), node, "outline_area", f"{what} outline area [m^2]")
-
-
-def outline_inertia(points: list[tuple[float, float]], mass: float) -> tuple[float, float]:
-    """(I about the origin, I about the centroid) [kg m^2] of a uniform polygon of `mass` [kg] (any vertex order)."""
-    area2 = i_origin = cx = cy = 0.0
-    for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]):
-        cross = x0 * y1 - x1 * y0
-        area2 += cross
-        cx += (x0 + x1) * cross
-        cy += (y0 + y1) * cross
-        i_origin += cross * (x0 * x0 + x0 * x1 + x1 * x1 + y0 * y0 + y0 * y1 + y1 * y1)
-    if area2 == 0.0:
-        return 0.0, 0.0
-    cx, cy = cx / (3.0 * area2), cy / (3.0 * area2)
-    i_origin = mass * i_origin / (6.0 * area2)
-    return i_origin, i_origin - mass * (cx * cx + cy * cy)
-
-
-def check_inertia(parts: list[tuple[float, float, float, float]], node: XmlNode, what: str) -> None:
-    """Refuse a body Box2D cannot give a positive inertia: `parts` are (mass [kg], centroid x, y [m], centroidal
-    inertia [kg m^2]) of its fixtures in creation order. Box2D sums the inertias about the body origin and
-    subtracts m |c|^2 in float32, after every fixture it adds; when the centroidal inertia is a tiny fraction of
-    that sum, the result is noise or <= 0 (an assertion). So every prefix of `parts` is checked."""
-    for count in range(1, len(parts) + 1):
-        _check_inertia(parts[:count], node, what)
-
-
-def _check_inertia(parts: list[tuple[float, float, float, float]], node: XmlNode, what: str) -> None:
-    mass = sum(m for m, _, _, _ in parts)
-    if mass <= 0.0:
-        return
-    cx = sum(m * x for m, x, _, _ in parts) / mass
-    cy = sum(m * y for m, _, y, _ in parts) / mass
-    about_origin = sum(i + m * (x * x + y * y) for m, x, y, i in parts)
-    about_centre = sum(i + m * ((x - cx) ** 2 + (y - cy) ** 2) for m, x, y, i in parts)
-    if about_centre < MIN_INERTIA_RATIO * about_origin:
-        raise fail(node, f"{what}: its outline and wheels are too small for their distance from the body origin "
-                         f"(centroid at {cx:g}, {cy:g} m): Box2D (float32) cannot compute its rotational inertia; "
-                         "draw the outline around the origin")
-
-
-def outline_part(points: list[tuple[float, float]], mass: float) -> tuple[float, float, float, float]:
-    """A uniform polygon of `mass` [kg] as a check_inertia part: (mass, centroid x, y [m], centroidal inertia)."""
-    area2 = cx = cy = 0.0
-    for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]):
-        cross = x0 * y1 - x1 * y0
-        area2 += cross
-        cx += (x0 + x1) * cross
-        cy += (y0 + y1) * cross
-    if area2 == 0.0:
-        return mass, 0.0, 0.0, 0.0
-    return mass, cx / (3.0 * area2), cy / (3.0 * area2), outline_inertia(points, mass)[1]
 
 
 def check_vehicle_inertia(spec: VehicleSpec, node: XmlNode) -> None:
