@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mvsim_ros.physics.vehicles.fleet import ACKERMANN_KINDS, max_steer_angle
 from mvsim_ros.world.specs import VehicleSpec, WorldSpec
 
 #: Box2D's per-step caps (b2_maxTranslation [m], b2_maxRotation [rad]) and the fraction of them commands may use.
@@ -103,8 +104,7 @@ def steering_bound(vehicle: VehicleSpec) -> float:
     """Largest steering command [rad]: max_steer_ang (Ackermann), the pivot's max_angle (articulated), else 0."""
     if vehicle.articulation is not None:
         return float(vehicle.articulation.max_angle)
-    return float(vehicle.dynamics_params.get("max_steer_ang", math.radians(30))) if "ackermann" in vehicle.dynamics \
-        else 0.0
+    return max_steer_angle(vehicle) if vehicle.dynamics in ACKERMANN_KINDS else 0.0
 
 
 def wheel_torque_bounds(vehicle: VehicleSpec, gravity: float) -> list[float]:

@@ -21,6 +21,13 @@ from mvsim_ros.world.specs import VehicleSpec
 ACKERMANN_KINDS = ("ackermann", "ackermann_drivetrain")
 _DRIVETRAIN_PARAM_ORDER = ("front_rear_split", "front_rear_bias", "front_left_right_split", "front_left_right_bias",
                            "rear_left_right_split", "rear_left_right_bias")
+#: Steering limit [rad] of an Ackermann vehicle whose spec gives none (MVSim's default max_steer_ang_deg, 30).
+DEFAULT_MAX_STEER = math.radians(30.0)
+
+
+def max_steer_angle(vehicle: VehicleSpec) -> float:
+    """Largest equivalent steering angle [rad] of an Ackermann vehicle: its max_steer_ang, else DEFAULT_MAX_STEER."""
+    return float(vehicle.dynamics_params.get("max_steer_ang", DEFAULT_MAX_STEER))
 
 
 def _wheel_index(offsets: list[int], vehicle: VehicleSpec, k: int, name: str) -> int:
@@ -58,7 +65,7 @@ class Steering:
             track = wheels["fl_wheel"].y - wheels["fr_wheel"].y
             if wheelbase <= 0 or track <= 0:
                 raise ValueError(f"vehicle '{v.name}': front wheels must be ahead of the rear ones and left of right")
-            rows.append((k, fl, fr, rl, wheelbase, track, v.dynamics_params.get("max_steer_ang", math.radians(30)),
+            rows.append((k, fl, fr, rl, wheelbase, track, max_steer_angle(v),
                          v.dynamics_params.get("max_steer_rate", 0.0)))
         table = np.array(rows, dtype=float).reshape(-1, 8)
         ints = table[:, :4].astype(np.intp)
