@@ -69,12 +69,14 @@ class SimPublishers:
     """
 
     def __init__(self, node: Node, sim: Simulation, rates: PublishRates | None = None,
-                 force_namespace: bool = False, fake_localization: bool = True, frames: Frames = Frames()):
+                 force_namespace: bool = False, fake_localization: bool = True, frames: Frames = Frames(),
+                 prefixes: list[str] | None = None):
         self.sim = sim
         self.frames = frames
         self.rates = rates or PublishRates()
         count = len(sim.vehicle_names)
-        self.prefixes = [vehicle_prefix(name, count, force_namespace) for name in sim.vehicle_names]
+        self.prefixes = (list(prefixes) if prefixes is not None
+                         else [vehicle_prefix(name, count, force_namespace) for name in sim.vehicle_names])
         self._odom = [node.create_publisher(Odometry, p + "odom", reliable()) for p in self.prefixes]
         self._ground_truth = [
             node.create_publisher(Odometry, p + "base_pose_ground_truth", reliable()) for p in self.prefixes

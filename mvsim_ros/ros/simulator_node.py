@@ -12,20 +12,13 @@ from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.commands import CommandSubscriptions
 from mvsim_ros.ros.log_services import LogServices
 from mvsim_ros.ros.parameters import declare_and_read, load_limits
-from mvsim_ros.ros.footprint_publisher import FootprintPublisher
-from mvsim_ros.ros.image_publisher import ImagePublisher
 from mvsim_ros.ros.map_publisher import MapPublisher
-from mvsim_ros.ros.objects_publisher import ObjectMarkers
-from mvsim_ros.ros.inertial_publisher import InertialPublisher
-from mvsim_ros.ros.scan_publisher import ScanPublisher
-from mvsim_ros.sensors.suite import build_sensors
-from mvsim_ros.ros.publishers import PublishRates, SimPublishers
 from mvsim_ros.ros.signals import StopSignals
 from mvsim_ros.ros.status import StatusLine
-from mvsim_ros.ros.topics import ros_safe_names
+from mvsim_ros.ros.session import SimSession
+from mvsim_ros.ros.topics import ros_safe_names, vehicle_prefix
 from mvsim_ros.world import WorldFileError, load_world
 
 #: At most this much simulated time [s] is caught up in one timer tick; beyond it, the node slips behind
@@ -76,32 +69,12 @@ class MvsimNode(Node):
         for warning in spec.warnings + renamed + self.sim.warnings:
             self.get_logger().warning(warning)
         self.realtime_factor = p["realtime_factor"]
-        self.publishers_ = SimPublishers(
-            self,
-            self.sim,
-            PublishRates(odometry_hz=p["odometry_publish_rate"], clock_hz=p["clock_publish_rate"]),
-            force_namespace=p["force_publish_vehicle_namespace"],
-            fake_localization=p["do_fake_localization"],
-        )
+        count, forced = len(self.sim.vehicle_names), p["force_publish_vehicle_namespace"]
+        prefixes = [vehicle_prefix(name, count, forced) for name in self.sim.vehicle_names]
         self.map_publisher = MapPublisher(self, spec.occupancy_grids)
-        sensors = build_sensors(spec, p["random_seed"])
-        self._stop.check()
-        for warning in sensors.warnings:
+        self.session = SimSession(self, self.sim, p, prefixes, check=self._stop.check)
+        for warning in self.session.warnings:
             self.get_logger().warning(warning)
-        self.scans = ScanPublisher(self, self.sim, sensors.lidars, self.publishers_.prefixes, world=spec)
-        self.inertial = InertialPublisher(self, self.sim, sensors.imus, sensors.gnss, self.publishers_.prefixes)
-        self.images = ImagePublisher(self, self.sim, spec, sensors.cameras, self.publishers_.prefixes,
-                                     lidars3d=sensors.lidars3d, scene=self.scans.scene)
-        static = self.scans.static_transforms()
-        for more in (self.inertial.static_transforms(), self.images.static_transforms()):
-            for vehicle, transforms in more.items():
-                static.setdefault(vehicle, []).extend(transforms)
-        self.publishers_.publish_static(static)
-        self.objects = ObjectMarkers(self, self.sim, spec, p["simul_objects_publish_rate"])
-        self.footprints = FootprintPublisher(self, self.sim, self.publishers_.prefixes, p["footprint_publish_rate"],
-                                             p["odometry_publish_rate"])
-        self.commands = CommandSubscriptions(self, self.sim, self.publishers_.prefixes,
-                                             stamped=p["use_stamped_cmd_vel"])
         self._stop.check()
         self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
 
@@ -117,10 +90,10 @@ class MvsimNode(Node):
             f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
             f"realtime_factor={self.realtime_factor:g}"
         )
-        if self.publishers_.prefixes:
+        if self.session.prefixes:
             self.get_logger().info(
                 "drive it: ros2 run teleop_twist_keyboard teleop_twist_keyboard "
-                f"--ros-args -r cmd_vel:=/{self.publishers_.prefixes[0]}cmd_vel"
+                f"--ros-args -r cmd_vel:=/{self.session.prefixes[0]}cmd_vel"
             )
 
     def _tick(self) -> None:
@@ -144,12 +117,7 @@ class MvsimNode(Node):
     def _step(self) -> None:
         self.sim.step()
         self.logs.record()
-        self.publishers_.publish_due()
-        self.footprints.publish_due()
-        self.scans.publish_due()
-        self.inertial.publish_due()
-        self.images.publish_due()
-        self.objects.publish_due()
+        self.session.publish_due()
 
     def destroy_node(self) -> None:
         """Write and close the CSV logs (if logging started), then destroy the node (once)."""

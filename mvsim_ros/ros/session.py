@@ -1,0 +1,96 @@
+"""One simulation and everything the node builds on it: state publishers, sensors, markers, command subscriptions.
+
+The node keeps one SimSession at a time. Whatever changes the set of simulated things (spawning or deleting an
+entity) builds a new Simulation and a new session on it, after `destroy()` took the old one's publishers,
+subscriptions and timers off the node. What does not depend on the Simulation (parameters, the occupancy-grid map,
+services, the loop timer) lives in the node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rclpy.node import Node
+
+from mvsim_ros.physics import Simulation
+from mvsim_ros.ros.commands import CommandSubscriptions
+from mvsim_ros.ros.footprint_publisher import FootprintPublisher
+from mvsim_ros.ros.image_publisher import ImagePublisher
+from mvsim_ros.ros.inertial_publisher import InertialPublisher
+from mvsim_ros.ros.objects_publisher import ObjectMarkers
+from mvsim_ros.ros.publishers import PublishRates, SimPublishers
+from mvsim_ros.ros.scan_publisher import ScanPublisher
+from mvsim_ros.sensors.suite import build_sensors
+
+
+class SimSession:
+    """The ROS side of one Simulation on `node`.
+
+    p: the node's checked parameters (ros/parameters.py). prefixes: topic prefix of each vehicle ('<veh>/' or ''),
+    in the simulation's vehicle order. `check` is called between the build phases (the node's stop-signal check).
+    Every publisher, subscription and timer created on the node while building belongs to the session and goes
+    with `destroy()`.
+    """
+
+    def __init__(self, node: Node, sim: Simulation, p: dict[str, Any], prefixes: list[str],
+                 check=lambda: None):
+        self.node = node
+        self.sim = sim
+        self.prefixes = list(prefixes)
+        before = _entities(node)
+        try:
+            self._build(p, check)
+        finally:
+            self._owned = [e for e in _entities(node) if id(e) not in {id(b) for b in before}]
+
+    def _build(self, p: dict[str, Any], check) -> None:
+        node, sim, spec = self.node, self.sim, self.sim.spec
+        self.publishers = SimPublishers(
+            node, sim, PublishRates(odometry_hz=p["odometry_publish_rate"], clock_hz=p["clock_publish_rate"]),
+            fake_localization=p["do_fake_localization"], prefixes=self.prefixes)
+        sensors = build_sensors(spec, p["random_seed"])
+        check()
+        self.warnings = list(sensors.warnings)
+        self.scans = ScanPublisher(node, sim, sensors.lidars, self.prefixes, world=spec)
+        self.inertial = InertialPublisher(node, sim, sensors.imus, sensors.gnss, self.prefixes)
+        self.images = ImagePublisher(node, sim, spec, sensors.cameras, self.prefixes,
+                                     lidars3d=sensors.lidars3d, scene=self.scans.scene)
+        static = self.scans.static_transforms()
+        for more in (self.inertial.static_transforms(), self.images.static_transforms()):
+            for vehicle, transforms in more.items():
+                static.setdefault(vehicle, []).extend(transforms)
+        self.publishers.publish_static(static)
+        self.objects = ObjectMarkers(node, sim, spec, p["simul_objects_publish_rate"])
+        self.footprints = FootprintPublisher(node, sim, self.prefixes, p["footprint_publish_rate"],
+                                             p["odometry_publish_rate"])
+        self.commands = CommandSubscriptions(node, sim, self.prefixes, stamped=p["use_stamped_cmd_vel"])
+        check()
+
+    def publish_due(self) -> None:
+        """Publish whatever is due at the simulation's current time (called after every step)."""
+        self.publishers.publish_due()
+        self.footprints.publish_due()
+        self.scans.publish_due()
+        self.inertial.publish_due()
+        self.images.publish_due()
+        self.objects.publish_due()
+
+    def destroy(self) -> None:
+        """Take this session's publishers, subscriptions and timers off the node (its topics disappear)."""
+        node = self.node
+        for entity in self._owned:
+            kind = type(entity).__name__
+            if kind == "Publisher":
+                node.destroy_publisher(entity)
+            elif kind == "Subscription":
+                node.destroy_subscription(entity)
+            elif kind == "Timer":
+                node.destroy_timer(entity)
+            elif kind == "Service":
+                node.destroy_service(entity)
+        self._owned = []
+
+
+def _entities(node: Node) -> list:
+    """Every publisher, subscription, timer and service the node has now."""
+    return [*node.publishers, *node.subscriptions, *node.timers, *node.services]
