@@ -92,7 +92,7 @@ def _polygon_fixtures(body, outline, density: float, sensor: bool = False, resti
         )
 
 
-def _add_vehicle(world: Box2D.b2World, spec: VehicleSpec, index: int, unit: int = 0) -> Box2D.b2Body:
+def add_vehicle_body(world: Box2D.b2World, spec: VehicleSpec, index: int, unit: int = 0) -> Box2D.b2Body:
     """The body of vehicle `index` (unit 0), or of its articulated front unit (unit 1), with its wheels."""
     pose = spec.init_pose
     x, y, yaw = pose.x, pose.y, pose.yaw
@@ -120,7 +120,7 @@ def _add_vehicle(world: Box2D.b2World, spec: VehicleSpec, index: int, unit: int 
     return body
 
 
-def _add_block(world: Box2D.b2World, ground: Box2D.b2Body, spec: BlockSpec, index: int, gravity: float):
+def add_block_body(world: Box2D.b2World, ground: Box2D.b2Body, spec: BlockSpec, index: int, gravity: float):
     pose = spec.init_pose
     tag = BodyTag("block", index)
     if spec.animation is not None:  # moved along its keyframes (physics/kinematic.py), starting where they say
@@ -168,8 +168,8 @@ def _add_grid_walls(ground: Box2D.b2Body, grid: OccupancyGridSpec) -> None:
         )
 
 
-def _add_pivot(world: Box2D.b2World, spec: VehicleSpec, rear: Box2D.b2Body,
-               front: Box2D.b2Body) -> Box2D.b2RevoluteJoint:
+def add_pivot_joint(world: Box2D.b2World, spec: VehicleSpec, rear: Box2D.b2Body,
+                    front: Box2D.b2Body) -> Box2D.b2RevoluteJoint:
     """The powered pivot of an articulated vehicle: angle = front yaw - rear yaw, limited to +/- max_angle,
     a motor whose speed the simulation sets at every step (up to max_torque)."""
     a = spec.articulation
@@ -217,11 +217,11 @@ def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
     for outline in static_wall_polygons(spec):
         if abs(signed_area(outline)) > 1e-9:
             _polygon_fixtures(ground, outline, 0.0)
-    vehicles = [_add_vehicle(world, v, i) for i, v in enumerate(spec.vehicles)]
+    vehicles = [add_vehicle_body(world, v, i) for i, v in enumerate(spec.vehicles)]
     articulated = [i for i, v in enumerate(spec.vehicles) if v.articulation is not None]
-    units = [_add_vehicle(world, spec.vehicles[i], i, unit=1) for i in articulated]
-    pivots = [_add_pivot(world, spec.vehicles[i], vehicles[i], unit) for i, unit in zip(articulated, units)]
-    blocks = [_add_block(world, ground, b, i, spec.gravity) for i, b in enumerate(spec.blocks)]
+    units = [add_vehicle_body(world, spec.vehicles[i], i, unit=1) for i in articulated]
+    pivots = [add_pivot_joint(world, spec.vehicles[i], vehicles[i], unit) for i, unit in zip(articulated, units)]
+    blocks = [add_block_body(world, ground, b, i, spec.gravity) for i, b in enumerate(spec.blocks)]
     by_name = {v.name: b for v, b in zip(spec.vehicles, vehicles)}
     by_name.update({blk.name: b for blk, b in zip(spec.blocks, blocks)})
     for joint in spec.joints:

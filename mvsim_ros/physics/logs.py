@@ -100,8 +100,8 @@ class VehicleLogs:
                 return False
             self._next_due += self.period_s * (1 + int((now - self._next_due) / self.period_s))
         w = sim.wheels
-        _fill_row(self._buffer[self._count], round(now, 9), sim.pose, sim.velocity, w.torque, w.normal_force,
-                  w.omega, w.phi, w.force_x, w.force_y)
+        fill_log_row(self._buffer[self._count], round(now, 9), sim.pose, sim.velocity, w.torque, w.normal_force,
+                     w.omega, w.phi, w.force_x, w.force_y)
         self._count += 1
         if self._count == self._capacity or now + 1e-9 >= self._next_flush:
             self.flush()
@@ -171,8 +171,8 @@ class VehicleLogs:
     def _compile_kernels(self) -> None:
         """Compile the kernels (or load them from numba's disk cache) now rather than in the middle of a run."""
         w = self.sim.wheels
-        _fill_row(self._buffer[0], 0.0, self.sim.pose, self.sim.velocity, w.torque, w.normal_force, w.omega, w.phi,
-                  w.force_x, w.force_y)
+        fill_log_row(self._buffer[0], 0.0, self.sim.pose, self.sim.velocity, w.torque, w.normal_force, w.omega, w.phi,
+                     w.force_x, w.force_y)
         format_blocks(self._buffer[:1, :1])
 
     def _check_open(self) -> None:
@@ -240,7 +240,7 @@ def _safe_name(name: str) -> str:
 
 
 @kernel
-def _fill_row(row, t, pose, velocity, torque, normal_force, omega, phi, force_x, force_y):
+def fill_log_row(row, t, pose, velocity, torque, normal_force, omega, phi, force_x, force_y):
     """One buffer row: row[v] = (t, x, y, yaw, vx, vy, omega) per vehicle, velocity rotated into the vehicle frame
     (as Simulation.body_twist); row[n + j] = (t, torque, normal force, omega, phi, force_x, force_y) per wheel."""
     n = pose.shape[0]

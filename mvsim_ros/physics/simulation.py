@@ -7,10 +7,11 @@ import math
 import numpy as np
 
 from mvsim_ros.physics.actor_paths import ActorPath
-from mvsim_ros.physics.bodies import build_box2d_world
+from mvsim_ros.physics.bodies import Box2DWorld, build_box2d_world
 from mvsim_ros.physics.command_limits import CommandLimits
 from mvsim_ros.physics.commands import VehicleCommands
 from mvsim_ros.physics.controllers import WheelControllers
+from mvsim_ros.physics.entity_state import checked_state, joined_set, place_rigidly
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.kinematic import KinematicMovers, actor_path, block_path
@@ -68,11 +69,14 @@ class Simulation:
       of articulated vehicles (see `articulations` for their pivot angles).
     `command_timeout` [s]: watchdog on twist commands given through `set_twist` (0: off).
     `limits`: the bounds every command is clamped to when it is set (see command_limits), fixed at construction.
+    `box2d`: the Box2D bodies to simulate, already in the world's order (world_edit.py hands over a running
+    world's bodies this way); None builds them from the spec.
     """
 
-    def __init__(self, world: WorldSpec, command_timeout: float = 0.0):
+    def __init__(self, world: WorldSpec, command_timeout: float = 0.0, box2d: Box2DWorld | None = None):
         self.warnings = check_simulated(world)
         self.spec = world
+        self.command_timeout = float(command_timeout)
         self.dt = float(world.timestep)
         self.time = 0.0
         self.steps = 0
@@ -82,7 +86,7 @@ class Simulation:
         n = len(world.vehicles)
 
         self.actor_paths = [ActorPath(actor) for actor in world.actors]
-        self.box2d = build_box2d_world(world)
+        self.box2d = build_box2d_world(world) if box2d is None else box2d
         self._animated = np.array([i for i, b in enumerate(world.blocks) if b.animation is not None], dtype=np.intp)
         self.movers = KinematicMovers(
             [self.box2d.blocks[i] for i in self._animated.tolist()] + self.box2d.actors,
@@ -193,6 +197,69 @@ class Simulation:
         changed = np.flatnonzero(bounded != values)
         return "; ".join(f"wheel {int(j)} torque {values[j]:.6g} N m clamped to {bounded[j]:.6g} N m"
                          for j in changed.tolist())
+
+    def set_vehicle_state(self, index: int, x: float, y: float, yaw: float, vx: float = 0.0, vy: float = 0.0,
+                          omega: float = 0.0) -> None:
+        """Teleport vehicle `index`: its reference point to (x, y) [m] with heading yaw [rad] and world-frame
+        velocity (vx, vy) [m/s], yaw rate omega [rad/s], all in the world frame.
+
+        Its articulated front unit and everything joined to it by world-file joints (trailers) move with it as one
+        rigid set. Its wheels spin at the rolling rate of the new velocity, its controllers forget their history
+        (integral and error terms); the current command stays. Wheel odometry (`odom_pose`) does not jump: it
+        continues from where it was; `odom_twist` reports the new velocity. Raises ValueError (nothing changes)
+        for an unknown index, a non-finite value or one beyond the world bounds, or a keyframe-animated block in
+        the joined set.
+        """
+        self._place("vehicle", index, x, y, yaw, vx, vy, omega)
+
+    def set_block_state(self, index: int, x: float, y: float, yaw: float, vx: float = 0.0, vy: float = 0.0,
+                        omega: float = 0.0) -> None:
+        """Teleport block `index` (world-file order): its origin to (x, y) [m], heading yaw [rad], with
+        world-frame velocity (vx, vy) [m/s] and yaw rate omega [rad/s]; bodies joined to it move with it.
+
+        Raises ValueError (nothing changes) as `set_vehicle_state` does, for a keyframe-animated block (its path
+        drives it), and for a non-zero velocity when the set contains a static block.
+        """
+        self._place("block", index, x, y, yaw, vx, vy, omega)
+
+    def _place(self, kind: str, index: int, x: float, y: float, yaw: float, vx: float, vy: float,
+               omega: float) -> None:
+        """set_vehicle_state / set_block_state: checks, the rigid move of the joined set, then its vehicles'
+        wheels, controllers and twists brought in line with the new motion."""
+        names = self.vehicle_names if kind == "vehicle" else [b.name for b in self.spec.blocks]
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(names):
+            raise ValueError(f"no {kind} with index {index!r} (the world has {len(names)} {kind}s)")
+        what = f"{kind} '{names[index]}'"
+        state = checked_state(what, x, y, yaw, vx, vy, omega)
+        group = joined_set(self.spec, kind, int(index))
+        for b in group.blocks:
+            block = self.spec.blocks[b]
+            if b in self._animated:
+                raise ValueError(f"{what}: block '{block.name}' follows its keyframe animation and cannot be placed")
+            if block.static and any(state[3:]):
+                raise ValueError(f"{what}: block '{block.name}' is static and cannot be given a velocity")
+        unit_of = {k: j for j, k in enumerate(self.articulations.vehicle.tolist())}
+        bodies = [self.box2d.vehicles[k] for k in group.vehicles]
+        bodies += [self.box2d.units[unit_of[k]] for k in group.vehicles if k in unit_of]
+        bodies += [self.box2d.blocks[b] for b in group.blocks]
+        reference = self.box2d.vehicles[index] if kind == "vehicle" else self.box2d.blocks[index]
+        place_rigidly(bodies, reference, *state)
+        self._read_bodies()
+        if self.articulations.count:
+            self._read_pivots()
+        moved = np.array(group.vehicles, dtype=np.intp)
+        if moved.size:
+            self.acceleration[moved] = 0.0
+            body_v = local_twist(self.body_pose, self.body_velocity)
+            self.odom_twist[moved] = body_v[moved][:, [0, 2]]
+            w = self.wheels
+            on = np.isin(w.vehicle, moved)
+            w.omega[on] = (body_v[w.body[on], 0] - body_v[w.body[on], 2] * w.y[on]) / w.radius[on]
+            self.controllers.reset(on)
+            trains = self.drivetrains
+            rows = np.isin(trains.vehicle, moved)
+            trains.integral[rows] = 0.0
+            trains.last_error[rows] = 0.0
 
     # -- the step -------------------------------------------------------------------------------------------
     def step(self) -> None:

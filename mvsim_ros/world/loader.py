@@ -34,6 +34,7 @@ from mvsim_ros.world.limits import DEFAULT_LIMITS, LoadLimits
 from mvsim_ros.world.occupancy import OCCUPANCY_CLASS, parse_occupancy_grid
 from mvsim_ros.world.preprocess import DEFERRED_VARIABLES, Preprocessor, load_file_tree
 from mvsim_ros.world.sensors import parse_sensor
+from mvsim_ros.world.spawn_catalog import SpawnCatalog
 from mvsim_ros.world.specs import WorldSpec
 from mvsim_ros.world.values import bounded, fail, parse_bool, parse_bounded, parse_float
 from mvsim_ros.world.vehicles import build_vehicle
@@ -235,7 +236,10 @@ def _build_from(raw_root: XmlNode, file: str, random_seed: int, allow_shell: boo
     builder.world.warnings.extend(preprocessor.warnings)  # file-reading warnings (MVSim leniencies), first
     for node in root.children:
         builder.add(node)
-    return builder.finish()
+    world = builder.finish()
+    world.catalog = SpawnCatalog(file, builder.vehicle_classes, builder.block_classes, _WorldBuilder,
+                                 preprocessor.rng)
+    return world
 
 
 def _check_version(root: XmlNode) -> None:

@@ -331,3 +331,5 @@ class WorldSpec:
     joystick_enabled: bool = False  # MVSim's GUI option: a gamepad drives the vehicle selected in its GUI
     other_params: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # SpawnCatalog (world/spawn_catalog.py): the world's vehicle and block classes, to build new instances later
+    catalog: object | None = field(default=None, compare=False, repr=False)

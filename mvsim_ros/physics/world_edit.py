@@ -1,0 +1,203 @@
+"""Adding a vehicle or block to a running simulation, or removing one, with everything else continuing exactly.
+
+The Box2D world is edited in place (the new body is created in it, or the removed one destroyed), so every other
+body keeps all of its Box2D state: pose, velocity, sleep timer, contacts and the joints' warm-start impulses. A new
+Simulation is then built over the edited bodies for the edited WorldSpec, and the simulation's own state (time,
+commands, wheels, controllers, odometry, ...) is copied row by row from the old one in `carry_over`, the one
+place that lists it. The old Simulation gives its Box2D world away: it must not be stepped again.
+
+Adding a body to a Box2D world changes nothing for the others as long as it touches none of them (it forms an
+island of its own; the broad phase keeps the ids, hence the pair order, of the existing proxies), so a run with
+a spawn far away repeats the run without it to the last bit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from mvsim_ros.physics.bodies import (Box2DWorld, BodyTag, ContactCounter, add_block_body, add_pivot_joint,
+                                      add_vehicle_body)
+from mvsim_ros.physics.kinematic import block_path
+from mvsim_ros.physics.simulation import Simulation
+from mvsim_ros.world.specs import BlockSpec, VehicleSpec, WorldSpec
+
+ENTITY_KINDS = ("vehicle", "block")
+
+
+def with_entity(sim: Simulation, entity: VehicleSpec | BlockSpec) -> Simulation:
+    """A new Simulation of `sim`'s world plus `entity` (appended to the vehicles or the blocks), with the same
+    command timeout, in which every existing body and all of the simulation's state continue exactly; the new
+    entity starts at its init pose (at its init velocity, zero unless the spec says), a keyframe-animated block
+    where its path is at the current time. `sim` must not be used afterwards (its bodies move to the new one).
+
+    Raises ValueError (and changes nothing) for a name already used by a vehicle or block, or an entity that is
+    neither a VehicleSpec nor a BlockSpec."""
+    if not isinstance(entity, (VehicleSpec, BlockSpec)):
+        raise ValueError(f"can only add a VehicleSpec or BlockSpec, got {type(entity).__name__}")
+    spec = sim.spec
+    taken = {v.name for v in spec.vehicles} | {b.name for b in spec.blocks}
+    if entity.name in taken:
+        raise ValueError(f"a vehicle or block named {entity.name!r} already exists")
+    old, n = sim.box2d, len(spec.vehicles)
+    vehicles, units, pivots, blocks = list(old.vehicles), list(old.units), list(old.pivots), list(old.blocks)
+    if isinstance(entity, VehicleSpec):
+        new_spec = _edited(spec, vehicles=spec.vehicles + [entity])
+        vehicles.append(add_vehicle_body(old.world, entity, n))
+        if entity.articulation is not None:
+            units.append(add_vehicle_body(old.world, entity, n, unit=1))
+            pivots.append(add_pivot_joint(old.world, entity, vehicles[-1], units[-1]))
+        vehicle_rows, block_rows = list(range(n)) + [-1], list(range(len(spec.blocks)))
+    else:
+        new_spec = _edited(spec, blocks=spec.blocks + [entity])
+        body = add_block_body(old.world, old.ground, entity, len(spec.blocks), spec.gravity)
+        if entity.animation is not None:  # on the world clock: where its keyframes are now
+            x, y, _, yaw, _, _ = block_path(entity)(sim.time)
+            body.transform = ((x, y), yaw)
+        blocks.append(body)
+        vehicle_rows, block_rows = list(range(n)), list(range(len(spec.blocks))) + [-1]
+    edited = _rebuilt_box2d(old, vehicles, units, pivots, blocks)
+    return carry_over(sim, Simulation(new_spec, sim.command_timeout, box2d=edited), vehicle_rows, block_rows)
+
+
+def without_entity(sim: Simulation, kind: str, index: int) -> Simulation:
+    """A new Simulation of `sim`'s world without vehicle or block `index` (`kind` "vehicle" or "block"), in which
+    every other body and all of the simulation's state continue exactly. The removed body's joints go with it:
+    a trailer whose tractor is removed stays, as a free vehicle (or block). `sim` must not be used afterwards.
+
+    Raises ValueError (and changes nothing) for an unknown kind or index."""
+    spec = sim.spec
+    if kind not in ENTITY_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(ENTITY_KINDS)}, got {kind!r}")
+    entities = spec.vehicles if kind == "vehicle" else spec.blocks
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(entities):
+        raise ValueError(f"no {kind} with index {index!r} (the world has {len(entities)} {kind}s)")
+    index = int(index)
+    name = entities[index].name
+    joints = [j for j in spec.joints if name not in (j.body_a, j.body_b)]
+    old = sim.box2d
+    vehicles, units, pivots, blocks = list(old.vehicles), list(old.units), list(old.pivots), list(old.blocks)
+    if kind == "vehicle":
+        new_spec = _edited(spec, vehicles=[v for k, v in enumerate(spec.vehicles) if k != index], joints=joints)
+        articulated = sim.articulations.vehicle.tolist()
+        if index in articulated:
+            rank = articulated.index(index)
+            old.world.DestroyBody(units.pop(rank))  # takes its pivot joint along
+            pivots.pop(rank)
+        old.world.DestroyBody(vehicles.pop(index))  # the contact listener sees its contacts end
+        vehicle_rows = [k for k in range(len(spec.vehicles)) if k != index]
+        block_rows = list(range(len(spec.blocks)))
+    else:
+        new_spec = _edited(spec, blocks=[b for k, b in enumerate(spec.blocks) if k != index], joints=joints)
+        old.world.DestroyBody(blocks.pop(index))
+        vehicle_rows = list(range(len(spec.vehicles)))
+        block_rows = [k for k in range(len(spec.blocks)) if k != index]
+    edited = _rebuilt_box2d(old, vehicles, units, pivots, blocks)
+    return carry_over(sim, Simulation(new_spec, sim.command_timeout, box2d=edited), vehicle_rows, block_rows)
+
+
+def _edited(spec: WorldSpec, **changes) -> WorldSpec:
+    """A copy of `spec` with `changes`; lists it shares with the original are copied, so neither sees the
+    other's later edits."""
+    copies = {"vehicles": list(spec.vehicles), "blocks": list(spec.blocks), "joints": list(spec.joints),
+              "warnings": list(spec.warnings)}
+    return dataclasses.replace(spec, **{**copies, **changes})
+
+
+def _rebuilt_box2d(old: Box2DWorld, vehicles: list, units: list, pivots: list, blocks: list) -> Box2DWorld:
+    """The Box2DWorld over the edited body lists: bodies re-tagged with their new indices, a new contact counter
+    (filled by carry_over) installed as the world's listener."""
+    articulated = [body.userData.index for body in units]  # still the old vehicle indices
+    new_index = {old_index: k for k, old_index in enumerate(body.userData.index for body in vehicles)}
+    for k, body in enumerate(vehicles):
+        body.userData = BodyTag("vehicle", k)
+    for body, old_index in zip(units, articulated):
+        body.userData = BodyTag("vehicle", new_index[old_index])
+    for k, body in enumerate(blocks):
+        body.userData = BodyTag("block", k)
+    contacts = ContactCounter(len(vehicles))
+    old.world.contactListener = contacts
+    com = np.array([tuple(b.localCenter) for b in vehicles + units], dtype=float).reshape(-1, 2)
+    return Box2DWorld(old.world, old.ground, vehicles, blocks, contacts, units, pivots, com, list(old.actors))
+
+
+def carry_over(old: Simulation, new: Simulation, vehicle_rows: list[int], block_rows: list[int]) -> Simulation:
+    """Copy the simulation state of `old` into `new`, built over the same Box2D bodies (so body poses and
+    velocities need no copy). vehicle_rows[k] / block_rows[k]: the index in `old` of `new`'s vehicle / block k,
+    or -1 for one that is new (it keeps what `new` started it with). Returns `new`.
+
+    Everything a step reads and writes, that is not derived from the spec or the Box2D bodies, is listed here:
+    a new piece of simulation state must be added to this list.
+    """
+    # Clock.
+    new.time, new.steps = old.time, old.steps
+    # Per vehicle: odometry, acceleration, commands (with their timestamps, for the watchdog), contact flags.
+    src = np.asarray(vehicle_rows, dtype=np.intp)
+    keep = src >= 0
+    dst, src = np.flatnonzero(keep), src[keep]
+    for name in ("odom_pose", "odom_twist", "acceleration"):
+        getattr(new, name)[dst] = getattr(old, name)[src]
+    for name in ("v", "omega", "steer", "steer_mode", "steer_rate", "last_command_time", "watched"):
+        getattr(new.commands, name)[dst] = getattr(old.commands, name)[src]
+    for name in ("touching", "since_reset"):
+        getattr(new.box2d.contacts, name)[dst] = getattr(old.box2d.contacts, name)[src]
+    # Per wheel: spin, angle, last torque and ground force, steered yaw; PID history and raw torques.
+    new_wheels, old_wheels = _row_map(_wheel_rows(old, new, vehicle_rows))
+    for name in ("omega", "phi", "torque", "force_x", "force_y", "yaw"):
+        getattr(new.wheels, name)[new_wheels] = getattr(old.wheels, name)[old_wheels]
+    for name in ("integral", "last_error", "raw_torque"):
+        getattr(new.controllers, name)[new_wheels] = getattr(old.controllers, name)[old_wheels]
+    new._wheel_cos, new._wheel_sin = np.cos(new.wheels.yaw), np.sin(new.wheels.yaw)
+    # Per Ackermann vehicle: steering angle. Per drivetrain: its PID history and raw torque.
+    rows, old_rows = _row_map(_vehicle_table_rows(old.steering.vehicle, new.steering.vehicle, vehicle_rows))
+    new.steering.delta[rows] = old.steering.delta[old_rows]
+    rows, old_rows = _row_map(_vehicle_table_rows(old.drivetrains.vehicle, new.drivetrains.vehicle, vehicle_rows))
+    for name in ("integral", "last_error", "raw_torque"):
+        getattr(new.drivetrains, name)[rows] = getattr(old.drivetrains, name)[old_rows]
+    # Per articulated vehicle: pivot angle, its rate and the pivot controller's target.
+    a_new, a_old = new.articulations, old.articulations
+    rows, old_rows = _row_map(_vehicle_table_rows(a_old.vehicle, a_new.vehicle, vehicle_rows))
+    for name in ("gamma", "gamma_rate", "target"):
+        getattr(a_new, name)[rows] = getattr(a_old, name)[old_rows]
+    # Kinematic movers (animated blocks, then actors): the path poses they were last steered to.
+    old_movers = {("block", int(b)): k for k, b in enumerate(old.animated_blocks.tolist())}
+    old_movers.update({("actor", a): len(old_movers) + a for a in range(len(old.actor_paths))})
+    movers = [("block", block_rows[b]) for b in new.animated_blocks.tolist()]
+    movers += [("actor", a) for a in range(len(new.actor_paths))]
+    for k, key in enumerate(movers):
+        if key in old_movers:
+            new.movers._poses[k] = old.movers._poses[old_movers[key]]
+        else:  # a new animated block: on its path at the current time
+            new.movers._poses[k] = new.movers.paths[k](new.time)
+    return new
+
+
+def _row_map(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(new rows, old rows) index arrays from (new, old) pairs."""
+    table = np.array(pairs, dtype=np.intp).reshape(-1, 2)
+    return table[:, 0], table[:, 1]
+
+
+def _wheel_rows(old: Simulation, new: Simulation, vehicle_rows: list[int]) -> list[tuple[int, int]]:
+    """(new wheel, old wheel) for every wheel of a carried vehicle (a vehicle's wheels are contiguous, in the
+    world file's order)."""
+    old_first = np.searchsorted(old.wheels.vehicle, np.arange(len(old.spec.vehicles)))
+    new_first = np.searchsorted(new.wheels.vehicle, np.arange(len(new.spec.vehicles)))
+    pairs = []
+    for k, source in enumerate(vehicle_rows):
+        if source >= 0:
+            count = len(new.spec.vehicles[k].wheels)
+            pairs += [(int(new_first[k]) + j, int(old_first[source]) + j) for j in range(count)]
+    return pairs
+
+
+def _vehicle_table_rows(old_vehicles: np.ndarray, new_vehicles: np.ndarray,
+                        vehicle_rows: list[int]) -> list[tuple[int, int]]:
+    """(new row, old row) of a per-vehicle-kind table (steering, drivetrains, articulations) whose rows list
+    vehicle indices, for the carried vehicles."""
+    old_row = {int(k): r for r, k in enumerate(old_vehicles.tolist())}
+    return [(r, old_row[vehicle_rows[k]]) for r, k in enumerate(new_vehicles.tolist()) if vehicle_rows[k] >= 0]
+
+
+__all__ = ["carry_over", "with_entity", "without_entity"]
