@@ -15,12 +15,15 @@ setup(
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+        (f"share/{PACKAGE}/rviz", glob("rviz/*.rviz")),
         (f"share/{PACKAGE}/worlds", glob("worlds/*.xml") + glob("worlds/*.png")),
         (f"share/{PACKAGE}/worlds/definitions", glob("worlds/definitions/*")),
         (f"share/{PACKAGE}/worlds/maps", glob("worlds/maps/*")),
         (f"share/{PACKAGE}/worlds/models", glob("worlds/models/*")),
     ],
-    install_requires=["setuptools", "numpy", "defusedxml", "Pillow", "box2d"],
+    install_requires=["setuptools", "numpy", "numba", "defusedxml", "Pillow", "PyYAML", "box2d"],
+    # cameras and 3D lidars (OpenGL); local <visual> models' outlines
+    extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"]},
     zip_safe=True,
     maintainer="mvsim_ros maintainers",
     maintainer_email="maintainers@mvsim-ros.dev",
@@ -31,6 +34,7 @@ setup(
         "console_scripts": [
             "mvsim_node = mvsim_ros.ros.node:main",
             "mvsim_fetch_models = mvsim_ros.fetch_models:main",
+            "mvsim_teleop = mvsim_ros.teleop:main",
         ],
     },
 )

@@ -1,37 +1,109 @@
-"""Launch the mvsim_ros simulator with the demo world (ROS 2 installs with launch / launch_ros)."""
+"""Launch the mvsim_ros simulator (and optionally rviz2) on a world file; the arguments are MVSim's.
+
+    ros2 launch mvsim_ros demo.launch.py [world_file:=...] [use_rviz:=true] [rviz_config_file:=...]
+        [headless:=true] [do_fake_localization:=true] [realtime_factor:=1.0] [use_sim_time:=true]
+
+rviz2 (use_rviz:=true) opens `rviz_config_file`, or by default the configuration shipped for the world
+(`share/mvsim_ros/rviz/NAME.rviz` for `NAME.world.xml`), or one generated from the world when none is shipped.
+rviz2's TF display reads only /tf and /tf_static, while with several vehicles each vehicle's TF is on its own
+`<veh>/tf`: so when rviz2 runs on a world with several vehicles, the node gets the single-TF-tree parameter
+(`mvsim_ros.rviz_config.SINGLE_TREE_PARAMETER`: every vehicle on /tf, frames prefixed `<veh>/`).
+"""
 
 import os
+import tempfile
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+PACKAGE = "mvsim_ros"
+TRUE_WORDS = ("true", "1", "yes", "on")
+
+ARGUMENTS = (
+    ("world_file", None, "MVSim world XML file to simulate"),
+    ("headless", "true", "no GUI (this simulator has none yet; accepted for MVSim compatibility)"),
+    ("do_fake_localization", "true", "publish the identity map -> odom (turn off when AMCL or SLAM runs)"),
+    ("use_rviz", "false", "also start rviz2"),
+    ("rviz_config_file", "", "rviz2 configuration (empty: the world's own, or one generated from it)"),
+    ("realtime_factor", "1.0", "simulated s per wall s: 1 = real time, 0 = as fast as possible"),
+    ("use_sim_time", "true", "nodes started here (rviz2) follow /clock; the simulator publishes it"),
+)
+
+
+def is_true(text: str) -> bool:
+    """A launch argument's text as a boolean (ROS's spellings: true/false, 1/0, yes/no, on/off)."""
+    return text.strip().lower() in TRUE_WORDS
+
+
+def number(text: str, name: str) -> float:
+    """A numeric launch argument, or ValueError naming it."""
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"launch argument {name}:={text!r} is not a number") from None
+
+
+def world_vehicle_count(world_file: str) -> int:
+    """Vehicles in a world file; 0 when it cannot be read (the simulator reports why when it starts)."""
+    try:
+        from mvsim_ros.world import load_world
+
+        return len(load_world(world_file).vehicles)
+    except Exception:  # noqa: BLE001 - any load error is reported by the node itself
+        return 0
+
+
+def rviz_config_for(world_file: str, share: str) -> str:
+    """The shipped configuration of a world, or one generated from it into a temporary file."""
+    from mvsim_ros.rviz_config import config_name, rviz_config
+
+    shipped = os.path.join(share, "rviz", config_name(world_file))
+    if os.path.isfile(shipped):
+        return shipped
+    from mvsim_ros.world import load_world
+
+    text = rviz_config(load_world(world_file), os.path.basename(world_file))
+    handle, path = tempfile.mkstemp(prefix="mvsim_", suffix=".rviz")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+    return path
+
+
+def launch_nodes(context):
+    """The simulator node and, with use_rviz, rviz2 (resolved once the arguments are known)."""
+    from mvsim_ros.rviz_config import SINGLE_TREE_PARAMETER
+
+    share = get_package_share_directory(PACKAGE)
+    arg = {name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS}
+    world_file = arg["world_file"]
+    if not os.path.isabs(world_file) and not os.path.exists(world_file):
+        world_file = os.path.join(share, world_file)
+    use_rviz = is_true(arg["use_rviz"])
+    parameters = {
+        "world_file": world_file,
+        "headless": is_true(arg["headless"]),
+        "do_fake_localization": is_true(arg["do_fake_localization"]),
+        "realtime_factor": number(arg["realtime_factor"], "realtime_factor"),
+        "use_sim_time": is_true(arg["use_sim_time"]),
+    }
+    if use_rviz and world_vehicle_count(world_file) > 1:
+        parameters[SINGLE_TREE_PARAMETER] = True
+    nodes = [Node(package=PACKAGE, executable="mvsim_node", name="mvsim", output="screen", emulate_tty=True,
+                  parameters=[os.path.join(share, "config", "demo.yaml"), parameters])]
+    if use_rviz:
+        config = arg["rviz_config_file"] or rviz_config_for(world_file, share)
+        nodes.append(Node(package="rviz2", executable="rviz2", name="rviz2", output="screen",
+                          arguments=["-d", config],
+                          parameters=[{"use_sim_time": is_true(arg["use_sim_time"])}]))
+    return nodes
+
 
 def generate_launch_description():
-    share = get_package_share_directory("mvsim_ros")
-    world = DeclareLaunchArgument(
-        "world_file",
-        default_value=os.path.join(share, "worlds", "demo_2robots.world.xml"),
-        description="MVSim world XML file to simulate",
-    )
-    realtime = DeclareLaunchArgument("realtime_factor", default_value="1.0",
-                                     description="1 = real time, 0 = as fast as possible")
-    use_sim_time = DeclareLaunchArgument("use_sim_time", default_value="true")
-    node = Node(
-        package="mvsim_ros",
-        executable="mvsim_node",
-        name="mvsim",
-        output="screen",
-        emulate_tty=True,
-        parameters=[
-            os.path.join(share, "config", "demo.yaml"),
-            {
-                "world_file": LaunchConfiguration("world_file"),
-                "realtime_factor": LaunchConfiguration("realtime_factor"),
-                "use_sim_time": LaunchConfiguration("use_sim_time"),
-            },
-        ],
-    )
-    return LaunchDescription([world, realtime, use_sim_time, node])
+    share = get_package_share_directory(PACKAGE)
+    defaults = {"world_file": os.path.join(share, "worlds", "demo_2robots.world.xml")}
+    declared = [DeclareLaunchArgument(name, default_value=defaults.get(name, default), description=text)
+                for name, default, text in ARGUMENTS]
+    return LaunchDescription(declared + [OpaqueFunction(function=launch_nodes)])

@@ -7,9 +7,10 @@
 #   1. installs missing Debian packages (compiler, cmake, Mesa EGL for headless OpenGL);
 #   2. creates .venv/ with Python 3.11 (the ROS 2 wheels are cp311 only);
 #   3. pip-installs requirements.txt and this package in editable mode;
-#   4. builds the interface packages in interfaces/ (tf2_msgs, ackermann_msgs) into .venv/, but
+#   4. builds the interface packages in interfaces/ (tf2_msgs, ackermann_msgs, simulation_interfaces)
+#      into .venv/, but
 #      only where they cannot be imported already (a real ROS 2 install provides them);
-#   5. checks that the messages round-trip over DDS in one process.
+#   5. checks that the messages round-trip over DDS in one process (simulation_interfaces: a service call).
 # A stamp file (.venv/.setup-stamp) holds a hash of the inputs; when it matches, the script
 # returns at once. Environment knobs: PYTHON=/path/to/python3.11 to choose the interpreter.
 set -euo pipefail
@@ -19,7 +20,7 @@ VENV="$ROOT/.venv"
 VPY="$VENV/bin/python"
 STAMP="$VENV/.setup-stamp"
 BUILD_ROOT="$ROOT/build/interfaces"
-INTERFACE_PKGS=(tf2_msgs ackermann_msgs)
+INTERFACE_PKGS=(tf2_msgs ackermann_msgs simulation_interfaces)
 export DEBIAN_FRONTEND=noninteractive
 
 log() { printf '[setup] %s\n' "$*"; }
@@ -88,6 +89,8 @@ apt_ensure() {
 
 # Compiler and cmake for the interface packages; Mesa EGL for headless OpenGL (moderngl).
 apt_ensure cmake g++ make libegl1 libegl-mesa0 libgl1-mesa-dri libgl1
+# tmux: the keyboard-teleop test drives mvsim_teleop in a terminal it can send keys to.
+apt_ensure tmux
 
 # ---------------------------------------------------------------------------------------------
 # 2. Python 3.11 virtual environment.
@@ -214,7 +217,8 @@ for pkg in "${INTERFACE_PKGS[@]}"; do
 done
 
 # ---------------------------------------------------------------------------------------------
-# 5. Smoke test: publish and receive a TFMessage and an AckermannDriveStamped in one process.
+# 5. Smoke test: publish and receive a TFMessage and an AckermannDriveStamped, and call a
+#    simulation_interfaces service, in one process.
 log "checking message round-trip over DDS"
 ROUNDTRIP_PY=$(cat <<'PYEOF'
 import os, sys, time
@@ -222,6 +226,9 @@ import rclpy
 from ackermann_msgs.msg import AckermannDrive, AckermannDriveStamped
 from geometry_msgs.msg import TransformStamped
 from tf2_msgs.msg import TFMessage
+from simulation_interfaces.msg import Result, SimulatorFeatures
+from simulation_interfaces.srv import GetSimulatorFeatures
+from simulation_interfaces.action import SimulateSteps  # noqa: F401  (the action type must import too)
 
 # Field names, types and order must match ROS exactly for other nodes to interoperate.
 expected = {"steering_angle": "float", "steering_angle_velocity": "float", "speed": "float",
@@ -229,6 +236,8 @@ expected = {"steering_angle": "float", "steering_angle_velocity": "float", "spee
 fields = AckermannDrive.get_fields_and_field_types()
 if list(fields.items()) != list(expected.items()):
     sys.exit(f"AckermannDrive fields differ from ROS: {fields}")
+if (Result.RESULT_FEATURE_UNSUPPORTED, Result.RESULT_OK, SimulatorFeatures.STEP_SIMULATION_ACTION) != (0, 1, 33):
+    sys.exit("simulation_interfaces constants differ from ROS")
 
 rclpy.init()
 node = rclpy.create_node(f"setup_env_check_{os.getpid()}")
@@ -240,6 +249,17 @@ node.create_subscription(AckermannDriveStamped, prefix + "/ackermann",
 pub_tf = node.create_publisher(TFMessage, prefix + "/tf", 10)
 pub_ack = node.create_publisher(AckermannDriveStamped, prefix + "/ackermann", 10)
 
+
+def features(_request, response):
+    response.features.features = [SimulatorFeatures.SPAWNING]
+    response.features.spawn_formats = ["check"]
+    return response
+
+
+node.create_service(GetSimulatorFeatures, prefix + "/get_simulator_features", features)
+client = node.create_client(GetSimulatorFeatures, prefix + "/get_simulator_features")
+future = None
+
 t = TransformStamped()
 t.header.frame_id, t.child_frame_id = "odom", "base_link"
 t.transform.translation.x = 1.5
@@ -250,21 +270,28 @@ ack.header.frame_id = "base_link"
 ack.drive.speed, ack.drive.steering_angle = 2.0, 0.25
 
 deadline = time.monotonic() + 15.0
-while len(got) < 2 and time.monotonic() < deadline:
+while (len(got) < 2 or future is None or not future.done()) and time.monotonic() < deadline:
     pub_tf.publish(tf_msg)
     pub_ack.publish(ack)
+    if future is None and client.service_is_ready():
+        future = client.call_async(GetSimulatorFeatures.Request())
     rclpy.spin_once(node, timeout_sec=0.1)
 node.destroy_node()
 rclpy.shutdown()
 
 if len(got) < 2:
     sys.exit(f"round-trip FAILED: received only {sorted(got)} within 15 s")
+if future is None or not future.done():
+    sys.exit("simulation_interfaces GetSimulatorFeatures call got no answer within 15 s")
+answer = future.result().features
+if (list(answer.features), list(answer.spawn_formats)) != ([SimulatorFeatures.SPAWNING], ["check"]):
+    sys.exit("GetSimulatorFeatures answer corrupted: %s" % answer)
 rx_t = got["tf"].transforms[0]
 if (rx_t.child_frame_id, rx_t.transform.translation.x) != ("base_link", 1.5):
     sys.exit("TFMessage corrupted: %s" % got["tf"])
 if (got["ack"].drive.speed, got["ack"].drive.steering_angle) != (2.0, 0.25):
     sys.exit("AckermannDriveStamped corrupted: %s" % got["ack"])
-print("[setup]   TFMessage and AckermannDriveStamped round-trip OK")
+print("[setup]   TFMessage, AckermannDriveStamped and GetSimulatorFeatures round-trip OK")
 PYEOF
 )
 "$VPY" -c "$ROUNDTRIP_PY" || die "message round-trip check failed"

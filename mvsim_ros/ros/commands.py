@@ -12,6 +12,7 @@ from rclpy.node import Node
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.qos import COMMAND_QOS
+from mvsim_ros.ros.twin_participant import TwinParticipant
 
 #: Minimum wall time [s] between two warnings about dropped (non-finite) or clamped commands, per vehicle, topic
 #: and kind.
@@ -21,8 +22,10 @@ WARNING_THROTTLE_S = 2.0
 class CommandSubscriptions:
     """Feeds commands from ROS into the simulation.
 
-    `<prefix>cmd_vel`: geometry_msgs/Twist, or TwistStamped when `stamped` (Nav2 Jazzy's default); linear.x
-    [m/s] and angular.z [rad/s] go to `Simulation.set_twist` (the stamp is not used: commands apply on arrival).
+    `<prefix>cmd_vel`: geometry_msgs/Twist (teleop_twist_keyboard) and geometry_msgs/TwistStamped (Nav2's
+    default since Jazzy), both at once: Twist on the node, TwistStamped on a second DDS participant
+    (twin_participant.py: one participant cannot hold two types on one topic). linear.x [m/s] and angular.z
+    [rad/s] go to `Simulation.set_twist`; the stamp and frame are not used (commands apply on arrival).
     `<prefix>ackermann_cmd` (vehicles with Ackermann or articulated steering only):
     ackermann_msgs/AckermannDriveStamped; drive.speed [m/s], drive.steering_angle [rad] (equivalent bicycle-model
     angle, or an articulated vehicle's pivot angle, clipped to the vehicle's limit),
@@ -31,17 +34,21 @@ class CommandSubscriptions:
     with a warning: the vehicle keeps its last valid command. Finite values beyond the vehicle's bounds (speed, yaw
     rate, steering angle and rate: physics.command_limits) are clamped to them, with a warning. Warnings are
     throttled: at most one per WARNING_THROTTLE_S of wall time per vehicle, topic and kind (dropped, clamped).
-    Both use COMMAND_QOS.
+    All use COMMAND_QOS. `destroy()` ends the second participant.
     """
 
-    def __init__(self, node: Node, sim: Simulation, prefixes: list[str], stamped: bool = False):
+    def __init__(self, node: Node, sim: Simulation, prefixes: list[str]):
         self.node = node
         self.sim = sim
         self._last_warning: dict[tuple[int, str], float] = {}
-        twist_type = TwistStamped if stamped else Twist
         self.cmd_vel = [
-            node.create_subscription(twist_type, prefix + "cmd_vel", partial(self._on_cmd_vel, i, stamped),
-                                     COMMAND_QOS)
+            node.create_subscription(Twist, prefix + "cmd_vel", partial(self._on_cmd_vel, i, False), COMMAND_QOS)
+            for i, prefix in enumerate(prefixes)
+        ]
+        self._twin = TwinParticipant(node) if prefixes else None
+        #: Resolved names of the TwistStamped subscriptions (on the twin participant), by vehicle.
+        self.cmd_vel_stamped = [
+            self._twin.subscribe(TwistStamped, prefix + "cmd_vel", partial(self._on_cmd_vel, i, True), COMMAND_QOS)
             for i, prefix in enumerate(prefixes)
         ]
         self.ackermann_cmd = [
@@ -49,6 +56,11 @@ class CommandSubscriptions:
                                      partial(self._on_ackermann, i), COMMAND_QOS)
             for i in sorted(sim.steering.vehicle.tolist() + sim.articulations.vehicle.tolist())
         ]
+
+    def destroy(self) -> None:
+        """End the TwistStamped subscriptions (the Twist and Ackermann ones go with the node's entities)."""
+        if self._twin is not None:
+            self._twin.destroy()
 
     def _on_cmd_vel(self, index: int, stamped: bool, msg) -> None:
         twist = msg.twist if stamped else msg

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Quaternion, TransformStamped
@@ -11,14 +12,38 @@ from nav_msgs.msg import Odometry
 from mvsim_ros.rotations import ypr_quaternion
 
 
+#: Added to every message stamp [ns]: 0 stamps messages with simulated time (the default, with /clock); the wall
+#: time at which simulated time was 0 when `disable_sim_time_clock` stamps them with wall time instead.
+_stamp_offset_ns = 0
+
+
+def set_stamp_offset(seconds: float) -> None:
+    """Make every stamp from `sec_nsec` / `sim_time_msg` the simulated time plus `seconds` (0: simulated time)."""
+    global _stamp_offset_ns
+    _stamp_offset_ns = int(round(seconds * 1e9))
+
+
+def anchor_stamps_to_wall_clock(sim_time: float) -> None:
+    """Stamp messages with wall time: the offset that makes simulated time `sim_time` [s] stamp as now (system
+    clock), so stamps follow the wall clock while the simulation runs at real time."""
+    global _stamp_offset_ns
+    _stamp_offset_ns = time.time_ns() - int(round(sim_time * 1e9))
+
+
+def stamp_offset() -> float:
+    """The offset [s] added to simulated time in message stamps (0 unless stamping with wall time)."""
+    return _stamp_offset_ns * 1e-9
+
+
 def sec_nsec(seconds: float) -> tuple[int, int]:
-    """(sec, nanosec) of a time [s], rounded to the nanosecond, as builtin_interfaces/Time stores it."""
-    nanoseconds = int(round(seconds * 1e9))
+    """(sec, nanosec) stamp of a simulated time [s], rounded to the nanosecond, as builtin_interfaces/Time stores
+    it: the simulated time itself, plus the stamp offset when stamping with wall time (see set_stamp_offset)."""
+    nanoseconds = int(round(seconds * 1e9)) + _stamp_offset_ns
     return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
 
 def sim_time_msg(seconds: float) -> Time:
-    """builtin_interfaces/Time for a simulated time [s] (rounded to the nanosecond)."""
+    """builtin_interfaces/Time stamp for a simulated time [s] (rounded to the nanosecond; see sec_nsec)."""
     sec, nanosec = sec_nsec(seconds)
     return Time(sec=sec, nanosec=nanosec)
 

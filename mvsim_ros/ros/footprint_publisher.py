@@ -23,6 +23,7 @@ from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.footprint import articulated_outline, relative_pose, towed_vehicles, train_footprint
 from mvsim_ros.ros.conversions import planar_transform, sim_time_msg
 from mvsim_ros.ros.qos import TF_QOS, reliable
+from mvsim_ros.ros.topics import frame_layout, vehicle_frame
 from mvsim_ros.schedule import Periodic
 
 
@@ -48,9 +49,13 @@ class FootprintPublisher:
             prefix = prefixes[head]
             self._footprint[head] = node.create_publisher(Polygon, prefix + "footprint", reliable())
             self._stamped[head] = node.create_publisher(PolygonStamped, prefix + "footprint_stamped", reliable())
-            self._tf[head] = node.create_publisher(TFMessage, prefix + "tf", TF_QOS)
+            self._tf[head] = node.create_publisher(TFMessage, frame_layout().tf_prefix(head) + "tf", TF_QOS)
         self._joint_states = {k: node.create_publisher(JointState, prefixes[k] + "joint_states", reliable())
                               for k in self.articulated}
+        #: Per head vehicle, in the TF layout in use: its base frame, its trailers' frames, its front unit's frame.
+        self._frame_names = {head: (vehicle_frame(head, self.base_frame),
+                                    [vehicle_frame(head, self.trailer_frame(k)) for k in self.trains.get(head, [])],
+                                    vehicle_frame(head, FRONT_UNIT_FRAME)) for head in self.heads}
         self._footprint_timer = Periodic.at_rate(footprint_hz)
         self._tf_timer = Periodic.at_rate(tf_hz)
 
@@ -72,13 +77,13 @@ class FootprintPublisher:
         stamp = sim_time_msg(self.sim.time)
         sim = self.sim
         for head in self.heads:
-            transforms = [planar_transform(stamp, self.base_frame, self.trailer_frame(k),
-                                           relative_pose(sim.pose, head, k)) for k in self.trains.get(head, [])]
+            base, children, front = self._frame_names[head]
+            transforms = [planar_transform(stamp, base, child, relative_pose(sim.pose, head, k))
+                          for k, child in zip(self.trains.get(head, []), children)]
             if head in self.articulated:
                 j = self.articulated[head]
                 poses = np.vstack([sim.pose[head], sim.unit_pose[j]])
-                transforms.append(planar_transform(stamp, self.base_frame, FRONT_UNIT_FRAME,
-                                                   relative_pose(poses, 0, 1)))
+                transforms.append(planar_transform(stamp, base, front, relative_pose(poses, 0, 1)))
                 state = JointState(name=[ARTICULATION_JOINT], position=[float(sim.articulations.gamma[j])],
                                    velocity=[float(sim.articulations.gamma_rate[j])])
                 state.header.stamp = stamp
@@ -100,5 +105,5 @@ class FootprintPublisher:
             self._footprint[head].publish(polygon)
             stamped = PolygonStamped(polygon=polygon)
             stamped.header.stamp = stamp
-            stamped.header.frame_id = self.base_frame
+            stamped.header.frame_id = self._frame_names[head][0]
             self._stamped[head].publish(stamped)

@@ -1,18 +1,28 @@
 """Rendered cameras as sensor_msgs/Image + CameraInfo, each at its own period of simulated time.
 
-`camera`: `<veh>/<name>/image_raw` (rgb8) and `<veh>/<name>/camera_info`. `rgbd_camera`: the same for RGB, plus
-`<veh>/<name>/depth/image_raw` (32FC1, metres along the optical axis, +inf: nothing in range) and
-`<veh>/<name>/depth/camera_info` and sensor_msgs/PointCloud2 `<veh>/<name>/points` (x, y, z float32 in the
-optical frame, rgb packed as float32 as depth_image_proc does, from the RGB image aligned to the depth; only pixels
-with a finite depth). `lidar3d`: sensor_msgs/PointCloud2 on `<veh>/<name>_points` (fields x, y, z,
-intensity float32, ring uint16; only beams with a return; frame = sensor name, x forward, z up). Every image's
-frame is the optical frame named after the sensor (z forward,
-x right, y down), fixed to base_link on the vehicle's tf_static. World-level cameras and 3D lidars publish the
-same streams without the `<veh>/` prefix, their frames fixed to map; they see every vehicle. The GL scene is
-built here; when no OpenGL context can be made the node warns and runs without cameras.
+Names follow MVSim's node, so that rviz configurations made for MVSim work unchanged:
+`camera` <name>: `<veh>/<name>/image_raw` (rgb8) and `<veh>/<name>/camera_info`, frame `<name>`.
+`rgbd_camera` <name>: `<veh>/<name>_rgb/image_raw` (rgb8) + `<veh>/<name>_rgb/camera_info`, frame `<name>_rgb`;
+`<veh>/<name>_depth/image_raw` + `<veh>/<name>_depth/camera_info`, frame `<name>_depth`; sensor_msgs/PointCloud2
+`<veh>/<name>_points`, frame `<name>_points` (x, y, z float32 in that frame, rgb packed as float32 as
+depth_image_proc does, from the RGB image aligned to the depth; only pixels with a depth reading). The depth
+image is 16UC1 by default (REP 118: millimetres along the optical axis, 0 = no reading, readings beyond
+65.535 m saturate at 65535), or 32FC1 (metres, +inf = nothing in range) with `depth_encoding`.
+Every camera frame (`<name>`, `<name>_rgb`, `<name>_depth`, `<name>_points`) is an optical frame (z forward, x
+right, y down; the RGB and depth images of an rgbd_camera are rendered from one viewpoint, so its three frames
+coincide), fixed to base_link on the vehicle's tf_static. MVSim gives the depth and points frames the sensor
+body's axes (x forward) instead; here the points are expressed in the optical frame their TF names, which is
+what depth_image_proc would produce from the depth image.
+`lidar3d`: sensor_msgs/PointCloud2 on `<veh>/<name>_points` (fields x, y, z, intensity float32, ring uint16; only
+beams with a return; frame `<name>_points` as in MVSim, the sensor's own axes: x forward, z up).
+World-level cameras and 3D lidars publish the same streams without the `<veh>/` prefix, their frames fixed to
+map; they see every vehicle. The GL scene is built here; when no OpenGL context can be made the node warns and
+runs without cameras.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from geometry_msgs.msg import TransformStamped
@@ -22,6 +32,7 @@ from sensor_msgs.msg import CameraInfo, Image, PointCloud2, PointField
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
 from mvsim_ros.ros.qos import reliable
+from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.sensors.camera import Camera, Intrinsics
 from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar3d import Lidar3D
@@ -89,6 +100,26 @@ def depth_points(depth: np.ndarray, intrinsics: Intrinsics, rgb: np.ndarray | No
     return out
 
 
+#: Depth encodings of `depth_encoding`: REP 118's millimetres as uint16, or metres as float32.
+DEPTH_ENCODINGS = ("16UC1", "32FC1")
+#: Largest depth a 16UC1 image holds [mm].
+MAX_DEPTH_MM = 65535
+
+
+def depth_image_data(depth: np.ndarray, encoding: str) -> tuple[bytes, int]:
+    """(little-endian pixel bytes, bytes per pixel) of a depth image in metres (float32, +inf: no reading) for
+    `encoding`: '32FC1' as it is; '16UC1' rounded to millimetres, 0 where there is no finite positive reading,
+    saturated at MAX_DEPTH_MM beyond 65.535 m."""
+    if encoding == "32FC1":
+        return depth.astype("<f4", copy=False).tobytes(), 4
+    if encoding != "16UC1":
+        raise ValueError(f"depth encoding must be one of {', '.join(DEPTH_ENCODINGS)}, got {encoding!r}")
+    mm = np.zeros(depth.shape, dtype="<u2")
+    valid = np.isfinite(depth) & (depth > 0)
+    mm[valid] = np.minimum(np.rint(depth[valid].astype(np.float64) * 1000.0), MAX_DEPTH_MM)
+    return mm.tobytes(), 2
+
+
 def cloud_message(cloud: np.ndarray, fields, stamp, frame_id: str) -> PointCloud2:
     """An unorganised, dense, little-endian PointCloud2 of a structured numpy array whose dtype matches `fields`."""
     msg = PointCloud2()
@@ -101,29 +132,71 @@ def cloud_message(cloud: np.ndarray, fields, stamp, frame_id: str) -> PointCloud
     return msg
 
 
-def depth_cloud(cam: Camera, depth: np.ndarray, rgb: np.ndarray | None, stamp) -> PointCloud2:
-    """The finite-depth pixels of one RGB-D frame as an unorganised PointCloud2 in the optical frame."""
-    return cloud_message(depth_points(depth, cam.depth, rgb, cam.rgb), RGBD_POINT_FIELDS, stamp, cam.spec.name)
+def depth_cloud(cam: Camera, depth: np.ndarray, rgb: np.ndarray | None, stamp,
+                frame_id: str | None = None) -> PointCloud2:
+    """The finite-depth pixels of one RGB-D frame as an unorganised PointCloud2 in the optical frame `frame_id`
+    (by default the camera's `<name>_points`)."""
+    frame = frame_id if frame_id is not None else camera_frames(cam)["points"]
+    return cloud_message(depth_points(depth, cam.depth, rgb, cam.rgb), RGBD_POINT_FIELDS, stamp, frame)
+
+
+def camera_frames(cam: Camera) -> dict[str, str]:
+    """Frame ids (before any TF-tree prefix) of a camera's streams, by kind ('rgb', 'depth', 'points'): MVSim's
+    `<name>_rgb`, `<name>_depth`, `<name>_points` for an rgbd_camera, `<name>` for a plain camera's image."""
+    name = cam.spec.name
+    if cam.kind != "rgbd_camera":
+        return {"rgb": name}
+    return {"rgb": name + "_rgb", "depth": name + "_depth", "points": name + "_points"}
+
+
+def camera_topics(cam: Camera) -> dict[str, str]:
+    """Topic names (relative to the host's prefix) of a camera's streams by kind: 'rgb', 'rgb_info', 'depth',
+    'depth_info', 'points' (MVSim's names)."""
+    name = cam.spec.name
+    if cam.kind != "rgbd_camera":
+        return {"rgb": name + "/image_raw", "rgb_info": name + "/camera_info"}
+    return {"rgb": name + "_rgb/image_raw", "rgb_info": name + "_rgb/camera_info",
+            "depth": name + "_depth/image_raw", "depth_info": name + "_depth/camera_info", "points": name + "_points"}
+
+
+def lidar_frame(lidar: Lidar3D) -> str:
+    """Frame id (before any TF-tree prefix) of a 3D lidar's points: MVSim's `<name>_points`."""
+    return lidar.spec.name + "_points"
 
 
 def point_cloud(lidar: Lidar3D, ranges: np.ndarray, stamp) -> PointCloud2:
-    """The returns of one 3D lidar scan as an unorganised PointCloud2 in the sensor frame."""
+    """The returns of one 3D lidar scan as an unorganised PointCloud2 in the sensor frame (lidar_frame)."""
     xyz, rings = lidar.points(ranges)
     cloud = np.zeros(len(xyz), dtype=POINT_DTYPE)
     cloud["x"], cloud["y"], cloud["z"] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
     cloud["intensity"], cloud["ring"] = 1.0, rings
-    return cloud_message(cloud, POINT_FIELDS, stamp, lidar.spec.name)
+    return cloud_message(cloud, POINT_FIELDS, stamp, lidar_frame(lidar))
+
+
+@dataclass
+class _CameraOutputs:
+    """The publishers of one camera and its prebuilt CameraInfo messages; entries absent when not sensed."""
+
+    images: dict  # kind ('rgb', 'depth') -> (image publisher, info publisher, CameraInfo, frame id)
+    points: object | None  # PointCloud2 publisher of an rgbd_camera with depth
+    points_frame: str = ""
 
 
 class ImagePublisher:
-    """Renders the cameras and 3D lidars when due and publishes them (reliable, keep-last)."""
+    """Renders the cameras and 3D lidars when due and publishes them (reliable, keep-last).
+
+    depth_encoding: '16UC1' (millimetres, MVSim's and REP 118's) or '32FC1' (metres) for depth images.
+    """
 
     def __init__(self, node: Node, sim: Simulation, world: WorldSpec, cameras: list[Camera], prefixes: list[str],
                  base_frame: str = "base_link", lidars3d: list[Lidar3D] | None = None, scene: Scene | None = None,
-                 world_frame: str = "map"):
+                 world_frame: str = "map", depth_encoding: str = "16UC1"):
+        if depth_encoding not in DEPTH_ENCODINGS:
+            raise ValueError(f"depth encoding must be one of {', '.join(DEPTH_ENCODINGS)}, got {depth_encoding!r}")
         self.sim = sim
         self.base_frame = base_frame
         self.world_frame = world_frame
+        self.depth_encoding = depth_encoding
         self.scene = scene
         self.cameras: list[Camera] = []
         self.lidars3d: list[Lidar3D] = []
@@ -139,63 +212,70 @@ class ImagePublisher:
         self._clouds = [node.create_publisher(PointCloud2,
                                               topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name + "_points",
                                               reliable(2)) for lidar in self.lidars3d]
-        self._outputs = []
-        self._points = [node.create_publisher(PointCloud2, topic_prefix(prefixes, cam.vehicle) + cam.spec.name
-                                              + "/points", reliable(2)) if cam.depth is not None else None
-                        for cam in self.cameras]
-        for cam in self.cameras:
-            base = topic_prefix(prefixes, cam.vehicle) + cam.spec.name
-            streams = []
-            if cam.rgb is not None:
-                streams.append(("rgb", node.create_publisher(Image, base + "/image_raw", reliable(2)),
-                                node.create_publisher(CameraInfo, base + "/camera_info", reliable()),
-                                camera_info(cam.rgb, cam.spec.name)))
-            if cam.depth is not None:
-                streams.append(("depth", node.create_publisher(Image, base + "/depth/image_raw", reliable(2)),
-                                node.create_publisher(CameraInfo, base + "/depth/camera_info", reliable()),
-                                camera_info(cam.depth, cam.spec.name)))
-            self._outputs.append(streams)
+        self._outputs = [self._camera_outputs(node, cam, topic_prefix(prefixes, cam.vehicle))
+                         for cam in self.cameras]
+
+    @staticmethod
+    def _camera_outputs(node: Node, cam: Camera, prefix: str) -> _CameraOutputs:
+        topics = camera_topics(cam)
+        frames = {kind: vehicle_frame(cam.vehicle, frame) for kind, frame in camera_frames(cam).items()}
+        images = {}
+        for kind, intrinsics in (("rgb", cam.rgb), ("depth", cam.depth)):
+            if intrinsics is not None:
+                images[kind] = (node.create_publisher(Image, prefix + topics[kind], reliable(2)),
+                                node.create_publisher(CameraInfo, prefix + topics[kind + "_info"], reliable()),
+                                camera_info(intrinsics, frames[kind]), frames[kind])
+        points = (node.create_publisher(PointCloud2, prefix + topics["points"], reliable(2))
+                  if cam.depth is not None else None)
+        return _CameraOutputs(images, points, frames.get("points", ""))
 
     def static_transforms(self) -> dict[int, list[TransformStamped]]:
-        """base_link -> optical frame of every camera and sensor frame of every 3D lidar, by vehicle index;
-        map -> those frames of the world ones, under suite.WORLD_HOST."""
+        """base_link -> every optical frame of every camera (camera_frames) and the frame of every 3D lidar,
+        by vehicle index; map -> those frames of the world ones, under suite.WORLD_HOST. Frame ids are plain: the
+        publisher of tf_static names them as the TF layout says."""
         stamp = sim_time_msg(0.0)
         out: dict[int, list[TransformStamped]] = {}
         for cam in self.cameras:
-            out.setdefault(cam.vehicle, []).append(
-                pose3_transform(stamp, host_frame(cam.vehicle, self.base_frame, self.world_frame), cam.spec.name,
-                                cam.optical_pose))
+            parent = host_frame(cam.vehicle, self.base_frame, self.world_frame)
+            for frame in camera_frames(cam).values():
+                out.setdefault(cam.vehicle, []).append(pose3_transform(stamp, parent, frame, cam.optical_pose))
         for lidar in self.lidars3d:
             out.setdefault(lidar.vehicle, []).append(
                 pose3_transform(stamp, host_frame(lidar.vehicle, self.base_frame, self.world_frame),
-                                lidar.spec.name, lidar.spec.pose))
+                                lidar_frame(lidar), lidar.spec.pose))
         return out
 
     def publish_due(self) -> None:
         """Render and publish with every camera whose period has come."""
         now = self.sim.time
-        due = [(cam, streams, points) for cam, streams, points in zip(self.cameras, self._outputs, self._points)
-               if cam.due(now)]
+        due = [(cam, out) for cam, out in zip(self.cameras, self._outputs) if cam.due(now)]
         lidars = [(lidar, pub) for lidar, pub in zip(self.lidars3d, self._clouds) if lidar.due(now)]
         if not due and not lidars:
             return
         self.scene.update(self.sim)
         stamp = sim_time_msg(now)
         for lidar, pub in lidars:
-            pub.publish(point_cloud(lidar, lidar.scan(self.scene, host_pose(self.sim, lidar.vehicle)), stamp))
-        for cam, streams, points in due:
+            cloud = point_cloud(lidar, lidar.scan(self.scene, host_pose(self.sim, lidar.vehicle)), stamp)
+            cloud.header.frame_id = vehicle_frame(lidar.vehicle, cloud.header.frame_id)
+            pub.publish(cloud)
+        for cam, out in due:
             frame = cam.capture(self.scene, host_pose(self.sim, cam.vehicle))
-            if points is not None:
-                points.publish(depth_cloud(cam, frame.depth, frame.rgb, stamp))
-            for kind, image_pub, info_pub, info in streams:
-                data = frame.rgb if kind == "rgb" else frame.depth
+            if out.points is not None:
+                out.points.publish(depth_cloud(cam, frame.depth, frame.rgb, stamp, out.points_frame))
+            for kind, (image_pub, info_pub, info, frame_id) in out.images.items():
                 msg = Image()
-                msg.header.stamp, msg.header.frame_id = stamp, cam.spec.name
-                msg.height, msg.width = data.shape[0], data.shape[1]
-                msg.encoding = "rgb8" if kind == "rgb" else "32FC1"
+                msg.header.stamp, msg.header.frame_id = stamp, frame_id
+                if kind == "rgb":
+                    data, msg.encoding, pixel_bytes = frame.rgb.tobytes(), "rgb8", 3
+                    rows, cols = frame.rgb.shape[:2]
+                else:
+                    data, pixel_bytes = depth_image_data(frame.depth, self.depth_encoding)
+                    msg.encoding = self.depth_encoding
+                    rows, cols = frame.depth.shape
+                msg.height, msg.width = rows, cols
                 msg.is_bigendian = 0
-                msg.step = data.shape[1] * (3 if kind == "rgb" else 4)
-                msg.data = data.tobytes()
+                msg.step = cols * pixel_bytes
+                msg.data = data
                 image_pub.publish(msg)
                 info.header.stamp = stamp
                 info_pub.publish(info)

@@ -14,6 +14,7 @@ from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.conversions import pose3_transform, quaternion_msg, sim_time_msg
 from mvsim_ros.rotations import matrix_quaternion
 from mvsim_ros.ros.qos import reliable
+from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.sensors.gnss import Gnss
 from mvsim_ros.sensors.imu import Imu as ImuSensor
 from mvsim_ros.sensors.suite import host_frame, host_motion, host_pose, topic_prefix
@@ -55,7 +56,7 @@ class InertialPublisher:
             if imu.due(now):
                 reading = imu.read(*host_motion(sim, imu.vehicle))
                 msg = Imu()
-                msg.header.stamp, msg.header.frame_id = sim_time_msg(now), imu.spec.name
+                msg.header.stamp, msg.header.frame_id = sim_time_msg(now), vehicle_frame(imu.vehicle, imu.spec.name)
                 msg.orientation = rotation_quaternion(reading.orientation)
                 msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = reading.angular_velocity
                 accel = reading.linear_acceleration
@@ -68,7 +69,7 @@ class InertialPublisher:
             if gnss.due(now):
                 fix = gnss.read(host_pose(sim, gnss.vehicle))
                 msg = NavSatFix()
-                msg.header.stamp, msg.header.frame_id = sim_time_msg(now), gnss.spec.name
+                msg.header.stamp, msg.header.frame_id = sim_time_msg(now), vehicle_frame(gnss.vehicle, gnss.spec.name)
                 msg.status.service = NavSatStatus.SERVICE_GPS
                 msg.status.status = NavSatStatus.STATUS_FIX if fix.has_fix else NavSatStatus.STATUS_NO_FIX
                 msg.latitude, msg.longitude, msg.altitude = fix.latitude, fix.longitude, fix.height

@@ -61,6 +61,22 @@ class LogServices:
         except OSError as exc:
             self._stop(f"logging stopped: {exc}")
 
+    def follow(self, sim: Simulation) -> None:
+        """Log `sim` from now on (the node swapped its simulation: spawn, delete, reset). The set of vehicles, hence
+        of files, may have changed, so the current files are closed and a new session directory is started. Nothing
+        happens when logging is off; an error stops logging (reported once), not the simulation."""
+        logs = self.logs
+        if logs is None:
+            return
+        try:
+            logs.close()
+            self.logs = VehicleLogs(sim, logs.log_dir, period_s=logs.period_s)
+        except (OSError, ValueError) as exc:
+            self.logs = None
+            self._stop(f"logging stopped: cannot follow the new simulation: {exc}")
+            return
+        self.node.get_logger().info(f"new log session {self.logs.session_dir}")
+
     def close(self) -> None:
         """Write what is buffered and close the files."""
         if self.logs is not None:
@@ -96,6 +112,8 @@ class LogServices:
         self.node.get_logger().error(reason)
         self._off_reason = reason
         logs, self.logs = self.logs, None
+        if logs is None:
+            return
         try:
             logs.close()
         except OSError:

@@ -55,17 +55,36 @@ PARAMETERS: dict[str, ParamSpec] = {
     "headless": ParamSpec(True, "run without a GUI (this version has none)"),
     "realtime_factor": ParamSpec(1.0, "simulated s per wall s; 0 = as fast as possible", _at_least(0.0)),
     "simul_rate": ParamSpec(100.0, "[Hz] wall-clock rate of the simulation loop timer", _positive),
-    "base_watchdog_timeout": ParamSpec(0.2, "[s] of simulated time without commands before a vehicle stops; 0 = off",
+    "base_watchdog_timeout": ParamSpec(1.0, "[s] of simulated time without commands before a vehicle stops; 0 = "
+                                            "off (1 s: a teleop key tap moves a robot about 0.5 m at 0.5 m/s)",
                                        _at_least(0.0)),
     "force_publish_vehicle_namespace": ParamSpec(False, "prefix topics with <veh>/ even for a single vehicle"),
     "odometry_publish_rate": ParamSpec(50.0, "[Hz] of simulated time: odom, ground truth, tf; 0 = off",
                                        _at_least(0.0)),
     "clock_publish_rate": ParamSpec(100.0, "[Hz] of simulated time: /clock; 0 = off", _at_least(0.0)),
-    "do_fake_localization": ParamSpec(True, "publish map -> odom identity"),
+    "do_fake_localization": ParamSpec(True, "publish map -> odom (identity until a teleport), <veh>/amcl_pose and "
+                                            "<veh>/particlecloud from the true pose"),
+    "publish_tf_odom2baselink": ParamSpec(True, "publish odom -> base_link on tf (odometry topics go on regardless)"),
+    "period_ms_publish_tf": ParamSpec(20.0, "[ms] of simulated time between odometry/TF publications (MVSim's "
+                                            "name); a value other than 20 overrides odometry_publish_rate; "
+                                            "0 = every step", _at_least(0.0)),
+    "publisher_history_len": ParamSpec(50, "keep-last depth of the odometry, ground-truth and particlecloud "
+                                           "publishers", _positive),
+    "disable_sim_time_clock": ParamSpec(False, "no /clock; stamp messages with wall time (wall time at start + "
+                                               "simulated time)"),
+    "tf_single_tree": ParamSpec(False, "every vehicle's transforms on the root tf/tf_static, frames prefixed "
+                                       "<veh>/ (map shared), instead of one <veh>/tf tree per vehicle"),
     "status_period": ParamSpec(0.0, "[s] of wall time between status lines; 0 = none", _at_least(0.0)),
     "allow_shell_in_world": ParamSpec(False, "let $(command) in world files run programs"),
     "random_seed": ParamSpec(0, "seed of rand()/randn() in world files and of sensor noise", _seed),
-    "use_stamped_cmd_vel": ParamSpec(False, "<veh>/cmd_vel is geometry_msgs/TwistStamped instead of Twist"),
+    "use_stamped_cmd_vel": ParamSpec(False, "deprecated, no effect: <veh>/cmd_vel takes geometry_msgs/Twist and "
+                                            "TwistStamped at once"),
+    "depth_encoding": ParamSpec("16UC1", "depth images of rgbd cameras: 16UC1 (millimetres, 0 = no reading, as "
+                                         "MVSim) or 32FC1 (metres, +inf = nothing in range)",
+                                lambda v: None if v in ("16UC1", "32FC1") else "must be '16UC1' or '32FC1'"),
+    "publish_log_topics": ParamSpec(False, "publish every log column as std_msgs/Float64 on <veh>/log/pose/<column> "
+                                           "and <veh>/log/wheel_<k>/<column>, every log_period (at most at the "
+                                           "odometry rate)"),
     "log_dir": ParamSpec("", "CSV logs under this directory; empty = off"),
     "log_period": ParamSpec(0.0, "[s] of simulated time between log rows; 0 = every step", _at_least(0.0)),
     "footprint_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: footprints of trains and articulated "

@@ -1,11 +1,13 @@
-"""Publishing simulation state: odometry, ground truth, collisions, TF and /clock, each at its own sim-time rate."""
+"""Publishing simulation state: odometry, ground truth, collisions, fake localization, TF and /clock, each at its
+own sim-time rate."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
-from geometry_msgs.msg import TransformStamped
+from geometry_msgs.msg import Pose, PoseArray, PoseWithCovarianceStamped, TransformStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from rclpy.serialization import serialize_message
@@ -20,7 +22,7 @@ from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sec_nse
 from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, latched, reliable
 from mvsim_ros.ros.serialized import SerializedBatch
 from mvsim_ros.schedule import Periodic
-from mvsim_ros.ros.topics import Frames, vehicle_prefix
+from mvsim_ros.ros.topics import FrameLayout, Frames, vehicle_prefix
 from mvsim_ros.sensors.suite import WORLD_HOST
 
 #: Diagonal of the 6x6 pose/twist covariances (x, y, z, roll, pitch, yaw): planar motion is known well,
@@ -52,6 +54,19 @@ ODOMETRY_FIELDS = [
     "twist.twist.linear.x", "twist.twist.linear.y", "twist.twist.linear.z",
     "twist.twist.angular.x", "twist.twist.angular.y", "twist.twist.angular.z",
 ]
+#: The stamp and pose fields of amcl_pose and particlecloud (the same values as the first 9 odometry fields).
+AMCL_POSE_FIELDS = [
+    "header.stamp.sec", "header.stamp.nanosec",
+    "pose.pose.position.x", "pose.pose.position.y", "pose.pose.position.z",
+    "pose.pose.orientation.x", "pose.pose.orientation.y", "pose.pose.orientation.z", "pose.pose.orientation.w",
+]
+PARTICLE_CLOUD_FIELDS = [
+    "header.stamp.sec", "header.stamp.nanosec",
+    "poses.0.position.x", "poses.0.position.y", "poses.0.position.z",
+    "poses.0.orientation.x", "poses.0.orientation.y", "poses.0.orientation.z", "poses.0.orientation.w",
+]
+#: The frame MVSim fixes to base_link (identity) on every vehicle's tf_static.
+BASE_FOOTPRINT = "base_footprint"
 TRANSFORM_FIELDS = [
     "transforms.0.header.stamp.sec", "transforms.0.header.stamp.nanosec",
     "transforms.0.transform.translation.x", "transforms.0.transform.translation.y",
@@ -60,8 +75,73 @@ TRANSFORM_FIELDS = [
 ]
 
 
+class _VehicleRows:
+    """Serialized messages of one stream, one per publisher, with their numbers patched per publish.
+
+    Templates that serialize alike (same frame ids) share one SerializedBatch; others (single TF tree: frame ids
+    prefixed by vehicle) get one each. `fill(values)` takes one row of field values per template.
+    """
+
+    def __init__(self, templates: list, fields: list[str], publishers: list):
+        self.groups: list[tuple[np.ndarray, list, SerializedBatch]] = []
+        keys = [serialize_message(t) for t in templates]
+        for key in dict.fromkeys(keys):
+            rows = np.array([i for i, k in enumerate(keys) if k == key], dtype=np.intp)
+            self.groups.append((rows, [publishers[i] for i in rows.tolist()],
+                                SerializedBatch(templates[int(rows[0])], fields, len(rows))))
+        self._whole = len(self.groups) == 1
+
+    def fill(self, values: np.ndarray) -> None:
+        """Write the fields of every message: values[i] for template i."""
+        if self._whole:
+            self.groups[0][2].fill(values)
+            return
+        for rows, _, batch in self.groups:
+            batch.fill(values[rows])
+
+    def streams(self) -> list[tuple[list, np.ndarray]]:
+        """(publishers, serialized rows) pairs for a BatchPublisher."""
+        return [(publishers, batch.store) for _, publishers, batch in self.groups]
+
+
+def map_to_odom(true_pose, odom_pose) -> tuple[float, float, float]:
+    """Planar map -> odom transform (x, y, yaw) [m, m, rad] that puts base_link at `true_pose` in map when the
+    odometry says `odom_pose` in odom: T(map, odom) = T(map, base_link) T(odom, base_link)^-1 (what AMCL publishes
+    once it has localized the robot)."""
+    yaw = float(true_pose[2]) - float(odom_pose[2])
+    c, s = math.cos(yaw), math.sin(yaw)
+    x = float(true_pose[0]) - (c * float(odom_pose[0]) - s * float(odom_pose[1]))
+    y = float(true_pose[1]) - (s * float(odom_pose[0]) + c * float(odom_pose[1]))
+    return x, y, math.atan2(math.sin(yaw), math.cos(yaw))
+
+
+def tf_publish_rate(odometry_hz: float, period_ms_publish_tf: float, dt: float) -> tuple[float, str | None]:
+    """The rate [Hz of simulated time] of odometry and TF from the two parameters that set it, and a note saying
+    how it was chosen (None when the defaults agree). MVSim's `period_ms_publish_tf` [ms] wins when it is not
+    its default (20 ms): 1000 / period Hz, or every simulation step (1 / dt) for 0. Otherwise
+    `odometry_publish_rate` holds."""
+    if period_ms_publish_tf == DEFAULT_PERIOD_MS_PUBLISH_TF:
+        return odometry_hz, None
+    rate = 1000.0 / period_ms_publish_tf if period_ms_publish_tf > 0 else 1.0 / dt
+    ignored = (f"; odometry_publish_rate={odometry_hz:g} is ignored" if odometry_hz != DEFAULT_ODOMETRY_HZ
+               and odometry_hz != rate else "")
+    return rate, f"period_ms_publish_tf={period_ms_publish_tf:g} sets odometry/TF to {rate:g} Hz{ignored}"
+
+
+#: MVSim's default TF period [ms], and the odometry rate [Hz] it matches.
+DEFAULT_PERIOD_MS_PUBLISH_TF = 20.0
+DEFAULT_ODOMETRY_HZ = 50.0
+
+
 class SimPublishers:
     """All state publishers of a simulation, on a given node.
+
+    Per vehicle (topic prefix `<veh>/` or ''): odom (odom -> base_link), base_pose_ground_truth (map ->
+    base_link), collision (latched), tf (odom -> base_link, unless `tf_odom_to_base_link` is false), tf_static
+    (latched: base_link -> base_footprint identity, map -> odom when faking localization, sensor frames) and, when
+    faking localization, amcl_pose (latched) and particlecloud (frame map, the true pose). /clock unless `clock`
+    is false. `history_depth`: keep-last depth of the odometry, ground truth and particlecloud publishers.
+    `layout` (topics.FrameLayout): where transforms go and how frames are named (per-vehicle trees, or one tree).
 
     Messages of every stream are serialized once and only their numbers rewritten per publish
     (see serialized.py), and the per-vehicle streams go to the middleware in one compiled call
@@ -70,74 +150,148 @@ class SimPublishers:
 
     def __init__(self, node: Node, sim: Simulation, rates: PublishRates | None = None,
                  force_namespace: bool = False, fake_localization: bool = True, frames: Frames = Frames(),
-                 prefixes: list[str] | None = None):
+                 prefixes: list[str] | None = None, tf_odom_to_base_link: bool = True, history_depth: int = 50,
+                 clock: bool = True, layout: FrameLayout | None = None):
         self.sim = sim
         self.frames = frames
         self.rates = rates or PublishRates()
         count = len(sim.vehicle_names)
         self.prefixes = (list(prefixes) if prefixes is not None
                          else [vehicle_prefix(name, count, force_namespace) for name in sim.vehicle_names])
-        self._odom = [node.create_publisher(Odometry, p + "odom", reliable()) for p in self.prefixes]
-        self._ground_truth = [
-            node.create_publisher(Odometry, p + "base_pose_ground_truth", reliable()) for p in self.prefixes
-        ]
+        self.layout = layout if layout is not None else FrameLayout(self.prefixes)
+        self.fake_localization = fake_localization
+        layout = self.layout
+        odom_frame = [layout.frame(i, frames.odom) for i in range(count)]
+        base_frame = [layout.frame(i, frames.base_link) for i in range(count)]
+        history = reliable(history_depth)
+        self._odom = [node.create_publisher(Odometry, p + "odom", history) for p in self.prefixes]
+        self._ground_truth = [node.create_publisher(Odometry, p + "base_pose_ground_truth", history)
+                              for p in self.prefixes]
         # Collision flags are published when they change, latched (late subscribers get the current state).
         self._collision = [node.create_publisher(Bool, p + "collision", latched()) for p in self.prefixes]
-        self._tf = [node.create_publisher(TFMessage, p + "tf", TF_QOS) for p in self.prefixes]
-        self._tf_static = [node.create_publisher(TFMessage, p + "tf_static", TF_STATIC_QOS) for p in self.prefixes]
-        self._clock = node.create_publisher(Clock, "/clock", reliable())
+        #: tf / tf_static topic prefix of each vehicle, and the vehicles on each (several in a single tree).
+        self._tf_topic = [layout.tf_prefix(i) for i in range(count)]
+        self._on_topic: dict[str, list[int]] = {}
+        for i, topic in enumerate(self._tf_topic):
+            self._on_topic.setdefault(topic, []).append(i)
+        self._tf_static = {t: node.create_publisher(TFMessage, t + "tf_static", TF_STATIC_QOS) for t in self._on_topic}
+        self._clock = node.create_publisher(Clock, "/clock", reliable()) if clock else None
         # Serialized messages go straight to the middleware handle (skipping the per-call type dispatch of
         # Publisher.publish); the node owns these publishers for its whole life, so the handles stay valid.
         self._collision_raw = [pub.handle.publish_raw for pub in self._collision]
-        self._clock_raw = self._clock.handle.publish_raw
         self._odom_timer = Periodic.at_rate(self.rates.odometry_hz)
-        self._clock_timer = Periodic.at_rate(self.rates.clock_hz)
+        self._clock_timer = Periodic.at_rate(self.rates.clock_hz if clock else 0.0)
 
         zero_time, origin = sim_time_msg(0.0), (0.0, 0.0, 0.0)
-        odom = planar_odometry(zero_time, frames.odom, frames.base_link, origin, origin)
-        odom.pose.covariance = odom.twist.covariance = _planar_covariance()
-        self._odom_msgs = SerializedBatch(odom, ODOMETRY_FIELDS, count)
-        truth = planar_odometry(zero_time, frames.map, frames.base_link, origin, origin)
-        self._truth_msgs = SerializedBatch(truth, ODOMETRY_FIELDS, count)
-        transform = TFMessage(transforms=[planar_transform(zero_time, frames.odom, frames.base_link, origin)])
-        self._tf_msgs = SerializedBatch(transform, TRANSFORM_FIELDS, count)
-        self._batch = BatchPublisher([(self._odom, self._odom_msgs.store), (self._tf, self._tf_msgs.store),
-                                      (self._ground_truth, self._truth_msgs.store)])
+        odom_templates, truth_templates = [], []
+        for i in range(count):
+            odom = planar_odometry(zero_time, odom_frame[i], base_frame[i], origin, origin)
+            odom.pose.covariance = odom.twist.covariance = _planar_covariance()
+            odom_templates.append(odom)
+            truth_templates.append(planar_odometry(zero_time, frames.map, base_frame[i], origin, origin))
+        self._odom_msgs = _VehicleRows(odom_templates, ODOMETRY_FIELDS, self._odom)
+        self._truth_msgs = _VehicleRows(truth_templates, ODOMETRY_FIELDS, self._ground_truth)
+        streams = self._odom_msgs.streams() + self._truth_msgs.streams()
+        #: odom -> base_link: (vehicles, messages, merged): one message per vehicle (per-vehicle trees), or one
+        #: message with the transforms of all `vehicles` on that tf topic (merged: single tree).
+        self._tf_msgs: list[tuple[np.ndarray, _VehicleRows, bool]] = []
+        if tf_odom_to_base_link and count:
+            tf_pubs = {topic: node.create_publisher(TFMessage, topic + "tf", TF_QOS) for topic in self._on_topic}
+            if all(len(vehicles) == 1 for vehicles in self._on_topic.values()):
+                templates = [TFMessage(transforms=[planar_transform(zero_time, odom_frame[i], base_frame[i], origin)])
+                             for i in range(count)]
+                rows = _VehicleRows(templates, TRANSFORM_FIELDS, [tf_pubs[t] for t in self._tf_topic])
+                self._tf_msgs.append((np.arange(count), rows, False))
+            else:
+                for topic, vehicles in self._on_topic.items():
+                    message = TFMessage(transforms=[planar_transform(sim_time_msg(0.0), odom_frame[i], base_frame[i],
+                                                                     origin) for i in vehicles])  # a stamp each
+                    fields = [f.replace("transforms.0.", f"transforms.{k}.", 1)
+                              for k in range(len(vehicles)) for f in TRANSFORM_FIELDS]
+                    self._tf_msgs.append((np.array(vehicles), _VehicleRows([message], fields, [tf_pubs[topic]]), True))
+            streams += [s for _, rows, _ in self._tf_msgs for s in rows.streams()]
+        #: Fake localization: amcl_pose and particlecloud (frame map) of each vehicle, and its map -> odom.
+        self._localization: list[_VehicleRows] = []
+        self._map_odom = [map_to_odom(sim.pose[i], sim.odom_pose[i]) for i in range(count)]
+        if fake_localization and count:
+            amcl = PoseWithCovarianceStamped()
+            amcl.header.frame_id = frames.map
+            amcl.pose.pose.orientation.w = 1.0
+            cloud = PoseArray(poses=[Pose()])
+            cloud.header.frame_id = frames.map
+            amcl_pubs = [node.create_publisher(PoseWithCovarianceStamped, p + "amcl_pose", latched(1))
+                         for p in self.prefixes]
+            cloud_pubs = [node.create_publisher(PoseArray, p + "particlecloud", reliable(1)) for p in self.prefixes]
+            self._localization = [_VehicleRows([amcl] * count, AMCL_POSE_FIELDS, amcl_pubs),
+                                  _VehicleRows([cloud] * count, PARTICLE_CLOUD_FIELDS, cloud_pubs)]
+            streams += [s for rows in self._localization for s in rows.streams()]
+        self._batch = BatchPublisher(streams)
         self._node = node
-        self._clock_msg = SerializedBatch(Clock(clock=zero_time), ["clock.sec", "clock.nanosec"], 1)
-        self._clock_values = np.zeros((1, 2))
+        if self._clock is not None:
+            self._clock_raw = self._clock.handle.publish_raw
+            self._clock_msg = SerializedBatch(Clock(clock=zero_time), ["clock.sec", "clock.nanosec"], 1)
+            self._clock_values = np.zeros((1, 2))
         self._bool_bytes = {flag: serialize_message(Bool(data=flag)) for flag in (False, True)}
         self._collision_state = [False] * count
         for publish in self._collision_raw:
             publish(self._bool_bytes[False])
-        self.fake_localization = fake_localization  # publish_static() sends map -> odom with the other statics
+        #: The static transforms given to publish_static (sensor frames), by host, kept for relocalize().
+        self._static_extra: dict[int, list[TransformStamped]] = {}
         #: The root tf_static publisher of the world sensors' frames, when no vehicle's tf_static is that topic.
         self._world_tf_static = None
 
     def publish_static(self, extra: dict[int, list[TransformStamped]] | None = None) -> None:
-        """Each vehicle's static transforms, as one latched message on its tf_static (a later message replaces
-        the earlier one for late subscribers, so everything static goes together): map -> odom identity when
-        faking localization (odometry starts at the true initial pose), plus `extra[vehicle]` (sensor frames).
+        """Every vehicle's static transforms, as one latched message per tf_static topic (a later message replaces
+        the earlier one for late subscribers, so everything static goes together): base_link -> base_footprint
+        (identity), map -> odom when faking localization (identity while odometry agrees with the true pose; see
+        `relocalize`), plus `extra[vehicle]` (sensor frames, named as the layout says).
 
         `extra[WORLD_HOST]` (map -> the frames of world-level sensors) goes on the root `tf_static`: in the same
-        message as the vehicle whose tf_static is that topic (one vehicle, no forced namespace), else as the one
-        message of a latched publisher of its own."""
-        stamp = sim_time_msg(self.sim.time)
-        extra = extra or {}
-        world = list(extra.get(WORLD_HOST, []))
-        for i, pub in enumerate(self._tf_static):
-            transforms = list(extra.get(i, []))
-            if self.fake_localization:
-                transforms.insert(0, planar_transform(stamp, self.frames.map, self.frames.odom, (0.0, 0.0, 0.0)))
-            if world and self.prefixes[i] == "":  # this vehicle's tf_static is the root one
-                transforms += world
-                world = []
-            if transforms:
-                pub.publish(TFMessage(transforms=transforms))
-        if world:
+        message as the vehicles whose tf_static is that topic, else as the one message of a latched publisher of
+        its own."""
+        self._static_extra = {}
+        for host, transforms in (extra or {}).items():
+            for t in transforms:
+                t.header.frame_id = self.layout.frame(host, t.header.frame_id)
+                t.child_frame_id = self.layout.frame(host, t.child_frame_id)
+            self._static_extra[host] = list(transforms)
+        for topic in self._on_topic:
+            self._publish_static_topic(topic)
+        world = self._static_extra.get(WORLD_HOST, [])
+        if world and "" not in self._on_topic:
             if self._world_tf_static is None:
                 self._world_tf_static = self._node.create_publisher(TFMessage, "tf_static", TF_STATIC_QOS)
             self._world_tf_static.publish(TFMessage(transforms=world))
+
+    def relocalize(self, index: int) -> None:
+        """Fake localization after vehicle `index` was moved without its odometry following (a teleport): set its
+        map -> odom to T(map, base_link true) T(odom, base_link)^-1, so that map -> base_link is the true pose while
+        odom -> base_link goes on continuously, as AMCL does after a relocalization; re-send its tf_static message
+        (the other vehicles' transforms unchanged). Nothing to do without fake localization."""
+        if not self.fake_localization:
+            return
+        self._map_odom[index] = map_to_odom(self.sim.pose[index], self.sim.odom_pose[index])
+        self._publish_static_topic(self._tf_topic[index])
+
+    def map_odom(self, index: int) -> tuple[float, float, float]:
+        """The planar map -> odom transform (x, y, yaw) [m, m, rad] of vehicle `index` that fake localization
+        publishes."""
+        return self._map_odom[index]
+
+    def _publish_static_topic(self, topic: str) -> None:
+        stamp = sim_time_msg(self.sim.time)
+        frames, layout = self.frames, self.layout
+        transforms = []
+        for i in self._on_topic[topic]:
+            base_link = layout.frame(i, frames.base_link)
+            if self.fake_localization:
+                transforms.append(planar_transform(stamp, frames.map, layout.frame(i, frames.odom),
+                                                   self._map_odom[i]))
+            transforms.append(planar_transform(stamp, base_link, layout.frame(i, BASE_FOOTPRINT), (0.0, 0.0, 0.0)))
+            transforms += self._static_extra.get(i, [])
+        if topic == "":
+            transforms += self._static_extra.get(WORLD_HOST, [])
+        self._tf_static[topic].publish(TFMessage(transforms=transforms))
 
     def publish_due(self) -> None:
         """Publish whatever is due at the simulation's current time."""
@@ -150,7 +304,8 @@ class SimPublishers:
             self.publish_vehicles()
 
     def publish_vehicles(self) -> None:
-        """Odometry, ground truth and odom->base_link TF of every vehicle, now; collision flags that changed.
+        """Odometry, ground truth, odom->base_link TF and fake localization of every vehicle, now; collision flags
+        that changed.
 
         A flag is true when the vehicle touched something since the previous check (brief contacts are not
         lost): a bump gives true, then false once the vehicle is clear."""
@@ -158,8 +313,11 @@ class SimPublishers:
         sec, nsec = sec_nsec(sim.time)
         odom, tf, truth = _vehicle_messages(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity, sec, nsec)
         self._odom_msgs.fill(odom)
-        self._tf_msgs.fill(tf)
         self._truth_msgs.fill(truth)
+        for vehicles, rows, merged in self._tf_msgs:
+            rows.fill(tf[vehicles].reshape(1, -1) if merged else tf)
+        for rows in self._localization:
+            rows.fill(truth[:, :9])  # stamp and pose fields, laid out as in the odometry
         failures = self._batch.failures
         self._batch.publish()
         if self._batch.failures != failures and self._node.context.ok():

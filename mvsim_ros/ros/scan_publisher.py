@@ -16,6 +16,7 @@ from sensor_msgs.msg import LaserScan
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
 from mvsim_ros.ros.qos import reliable
+from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar2d import Lidar2D
 from mvsim_ros.sensors.suite import host_frame, host_pose, topic_prefix
@@ -53,7 +54,7 @@ class ScanPublisher:
     def _template(self, lidar: Lidar2D) -> LaserScan:
         p = lidar.params
         msg = LaserScan()
-        msg.header.frame_id = lidar.spec.name
+        msg.header.frame_id = vehicle_frame(lidar.vehicle, lidar.spec.name)
         msg.angle_min, msg.angle_max = -0.5 * p.fov, 0.5 * p.fov
         msg.angle_increment = p.fov / (p.rays - 1)
         msg.scan_time = p.period

@@ -13,13 +13,18 @@ from typing import Any
 from rclpy.node import Node
 
 from mvsim_ros.physics import Simulation
+from mvsim_ros.ros.chassis_publisher import ChassisPublisher
 from mvsim_ros.ros.commands import CommandSubscriptions
+from mvsim_ros.ros.conversions import anchor_stamps_to_wall_clock
 from mvsim_ros.ros.footprint_publisher import FootprintPublisher
 from mvsim_ros.ros.image_publisher import ImagePublisher
+from mvsim_ros.ros.initial_pose import InitialPoseSubscriptions
 from mvsim_ros.ros.inertial_publisher import InertialPublisher
+from mvsim_ros.ros.log_topics import LogTopics, log_topic_period
 from mvsim_ros.ros.objects_publisher import ObjectMarkers
-from mvsim_ros.ros.publishers import PublishRates, SimPublishers
+from mvsim_ros.ros.publishers import PublishRates, SimPublishers, tf_publish_rate
 from mvsim_ros.ros.scan_publisher import ScanPublisher
+from mvsim_ros.ros.topics import FrameLayout, frame_layout, use_frame_layout
 from mvsim_ros.sensors.suite import build_sensors
 
 
@@ -37,47 +42,72 @@ class SimSession:
         self.node = node
         self.sim = sim
         self.prefixes = list(prefixes)
-        before = _entities(node)
+        before = {id(e) for e in _entities(node)}
         try:
             self._build(p, check)
-        finally:
-            self._owned = [e for e in _entities(node) if id(e) not in {id(b) for b in before}]
+        except BaseException:
+            self._owned = [e for e in _entities(node) if id(e) not in before]
+            self.destroy()  # nothing of a failed build stays on the node
+            raise
+        self._owned = [e for e in _entities(node) if id(e) not in before]
 
     def _build(self, p: dict[str, Any], check) -> None:
         node, sim, spec = self.node, self.sim, self.sim.spec
+        tf_hz, note = tf_publish_rate(p["odometry_publish_rate"], p["period_ms_publish_tf"], sim.dt)
+        if note:
+            node.get_logger().info(note)
+        if p["disable_sim_time_clock"]:
+            anchor_stamps_to_wall_clock(sim.time)
+        use_frame_layout(FrameLayout(self.prefixes, single_tree=p["tf_single_tree"]))
         self.publishers = SimPublishers(
-            node, sim, PublishRates(odometry_hz=p["odometry_publish_rate"], clock_hz=p["clock_publish_rate"]),
-            fake_localization=p["do_fake_localization"], prefixes=self.prefixes)
+            node, sim, PublishRates(odometry_hz=tf_hz, clock_hz=p["clock_publish_rate"]),
+            fake_localization=p["do_fake_localization"], prefixes=self.prefixes,
+            tf_odom_to_base_link=p["publish_tf_odom2baselink"], history_depth=p["publisher_history_len"],
+            clock=not p["disable_sim_time_clock"], layout=frame_layout())
+        self.chassis = ChassisPublisher(node, sim, self.prefixes, tf_hz)
         sensors = build_sensors(spec, p["random_seed"])
         check()
         self.warnings = list(sensors.warnings)
         self.scans = ScanPublisher(node, sim, sensors.lidars, self.prefixes, world=spec)
         self.inertial = InertialPublisher(node, sim, sensors.imus, sensors.gnss, self.prefixes)
         self.images = ImagePublisher(node, sim, spec, sensors.cameras, self.prefixes,
-                                     lidars3d=sensors.lidars3d, scene=self.scans.scene)
+                                     lidars3d=sensors.lidars3d, scene=self.scans.scene,
+                                     depth_encoding=p["depth_encoding"])
         static = self.scans.static_transforms()
         for more in (self.inertial.static_transforms(), self.images.static_transforms()):
             for vehicle, transforms in more.items():
                 static.setdefault(vehicle, []).extend(transforms)
         self.publishers.publish_static(static)
         self.objects = ObjectMarkers(node, sim, spec, p["simul_objects_publish_rate"])
-        self.footprints = FootprintPublisher(node, sim, self.prefixes, p["footprint_publish_rate"],
-                                             p["odometry_publish_rate"])
-        self.commands = CommandSubscriptions(node, sim, self.prefixes, stamped=p["use_stamped_cmd_vel"])
+        self.footprints = FootprintPublisher(node, sim, self.prefixes, p["footprint_publish_rate"], tf_hz)
+        self.commands = CommandSubscriptions(node, sim, self.prefixes)
+        if p["use_stamped_cmd_vel"]:
+            self.warnings.append("parameter use_stamped_cmd_vel is deprecated and has no effect: cmd_vel takes "
+                                 "geometry_msgs/Twist and TwistStamped at once")
+        self.initial_poses = InitialPoseSubscriptions(node, sim, self.prefixes,
+                                                      relocalize=getattr(self.publishers, "relocalize", None))
+        self.log_topics = (LogTopics(node, sim, self.prefixes, log_topic_period(p["log_period"], tf_hz))
+                           if p["publish_log_topics"] else None)
         check()
 
     def publish_due(self) -> None:
         """Publish whatever is due at the simulation's current time (called after every step)."""
         self.publishers.publish_due()
+        self.chassis.publish_due()
         self.footprints.publish_due()
         self.scans.publish_due()
         self.inertial.publish_due()
         self.images.publish_due()
         self.objects.publish_due()
+        if self.log_topics is not None:
+            self.log_topics.publish_due()
 
     def destroy(self) -> None:
         """Take this session's publishers, subscriptions and timers off the node (its topics disappear)."""
         node = self.node
+        commands = getattr(self, "commands", None)  # absent when the build stopped early
+        if commands is not None:
+            commands.destroy()
         for entity in self._owned:
             kind = type(entity).__name__
             if kind == "Publisher":

@@ -1,6 +1,8 @@
 """The mvsim_ros node: loads a world, steps it on a wall-clock timer, takes commands, publishes state.
 
-The process around it (signals, exit status, one-line start errors) is `mvsim_ros.ros.node.main`.
+The process around it (signals, exit status, one-line start errors) is `mvsim_ros.ros.node.main`. The standard
+simulation services (simulation_interfaces: pause, step, reset, spawn, ...) are in ros/simulation_services.py; what
+they change in the node (run state, stepping while paused, swapping the simulation) is here.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from mvsim_ros.ros.map_publisher import MapPublisher
 from mvsim_ros.ros.signals import StopSignals
 from mvsim_ros.ros.status import StatusLine
 from mvsim_ros.ros.session import SimSession
+from mvsim_ros.ros.simulation_services import SimulationServices
+from mvsim_ros.ros.step_queue import StepQueue
 from mvsim_ros.ros.topics import ros_safe_names, vehicle_prefix
 from mvsim_ros.world import WorldFileError, load_world
 
@@ -31,8 +35,9 @@ class MvsimNode(Node):
 
     Parameters: the table in ros/parameters.py (world_file, realtime_factor, publication rates, ...), checked at
     start. Topics: see SimPublishers, CommandSubscriptions, the sensor publishers, MapPublisher, ObjectMarkers;
-    services `~/clear_logs`, `~/new_log_session` (LogServices). Any failure while starting destroys the
-    half-built node and raises (main() turns it into one line and exit status 2).
+    services `~/clear_logs`, `~/new_log_session` (LogServices) and the standard simulation services and action
+    under `~/` (SimulationServices: pause, step, reset, entity states, spawn, delete). Any failure while starting
+    destroys the half-built node and raises (main() turns it into one line and exit status 2).
 
     stop: the process's stop signals (see ros/signals.py). While starting, the node lets a signal interrupt the
     world load, and checks for one between the other phases (raising Interrupted); it puts `stop` on hold
@@ -44,6 +49,12 @@ class MvsimNode(Node):
     def __init__(self, stop: StopSignals | None = None, **kwargs):
         super().__init__("mvsim", **kwargs)
         self.logs: LogServices | None = None
+        #: Run state: playing (the timer steps with the wall clock), paused (only queued steps run), stopped
+        #: (paused at the start, after a reset).
+        self.paused = False
+        self.stopped = False
+        #: Steps asked for while paused (StepSimulation, SimulateSteps), run by the timer.
+        self.step_queue = StepQueue()
         self.status: StatusLine | None = None
         self._stop = stop if stop is not None else StopSignals()
         try:
@@ -71,12 +82,14 @@ class MvsimNode(Node):
         self.realtime_factor = p["realtime_factor"]
         count, forced = len(self.sim.vehicle_names), p["force_publish_vehicle_namespace"]
         prefixes = [vehicle_prefix(name, count, forced) for name in self.sim.vehicle_names]
-        self.map_publisher = MapPublisher(self, spec.occupancy_grids)
         self.session = SimSession(self, self.sim, p, prefixes, check=self._stop.check)
+        self.map_publisher = MapPublisher(self, spec.occupancy_grids)  # after the session set the stamps' clock
         for warning in self.session.warnings:
             self.get_logger().warning(warning)
         self._stop.check()
         self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
+        self._params, self._start_spec, self._start_prefixes = p, spec, list(prefixes)
+        self.simulation_services = SimulationServices(self)
 
         self._period = 1.0 / max(1.0, p["simul_rate"])
         self._wall_anchor = time.monotonic()
@@ -100,7 +113,9 @@ class MvsimNode(Node):
         """Advance the simulation to where the wall clock says it should be (or for one period if rtf = 0)."""
         start = time.monotonic()
         sim, dt = self.sim, self.sim.dt
-        if self.realtime_factor > 0.0:
+        if self.paused:  # only steps asked for, as fast as they go, a tick's worth of wall time at a time
+            self.step_queue.run(self._step, start + 0.9 * self._period, stop=lambda: self._stop.requested)
+        elif self.realtime_factor > 0.0:
             target = self._sim_anchor + (start - self._wall_anchor) * self.realtime_factor
             if target - sim.time > MAX_CATCH_UP_S:  # too far behind: drop the backlog, keep going from here
                 self._wall_anchor, self._sim_anchor = start, sim.time
@@ -117,13 +132,75 @@ class MvsimNode(Node):
     def _step(self) -> None:
         self.sim.step()
         self.logs.record()
-        self.session.publish_due()
+        if self.session is not None:  # None only while a failed rebuild is being undone
+            self.session.publish_due()
+
+    # -- run state and simulation swaps (called by the simulation services) ------------------------------------
+    def play(self) -> None:
+        """Run with the wall clock again, from the current simulated time (no catch-up of the paused time)."""
+        self.step_queue.abort_all("the simulation was played")
+        self.paused = self.stopped = False
+        self._rebase_clock()
+
+    def pause(self) -> None:
+        """Stop stepping with the wall clock (queued steps still run); /clock stops with the simulation."""
+        self.paused = True
+
+    def stop_simulation(self) -> None:
+        """Reset to the start and stay paused there (the standard's STOPPED)."""
+        self.step_queue.abort_all("the simulation was stopped")
+        self.reset_to_start()
+        self.paused = self.stopped = True
+
+    def quit(self) -> None:
+        """End the node's spin loop after this callback: the process exits normally (status 0)."""
+        self.step_queue.abort_all("the simulator is quitting")
+        self.paused = True
+        self._stop.requested = True
+        if self._stop.wake is not None:
+            self._stop.wake()
+
+    def reset_to_start(self) -> None:
+        """A new Simulation of the world as loaded (spawned entities gone, deleted ones back, time 0), with the
+        vehicles' topic prefixes of the start."""
+        self.step_queue.abort_all("the simulation was reset")
+        sim = Simulation(self._start_spec, command_timeout=self._params["base_watchdog_timeout"])
+        self.replace_simulation(sim, self._start_prefixes)
+
+    def replace_simulation(self, sim: Simulation, prefixes: list[str]) -> None:
+        """Make `sim` the node's simulation: the old session's publishers, subscriptions and timers go, a new
+        session is built on `sim` with these vehicle topic prefixes, the status line and the CSV logs follow it
+        (logging on: a new log session directory), and the real-time anchors restart from its time."""
+        if self.session is not None:
+            self.session.destroy()
+            self.session = None  # until the new one is built
+        self.sim = sim
+        self.session = SimSession(self, sim, self._params, prefixes)  # a failed build takes its entities along
+        for warning in self.session.warnings:
+            self.get_logger().warning(warning)
+        self.status.sim = sim
+        if self.logs is not None:
+            self.logs.follow(sim)
+        self._rebase_clock()
+
+    @property
+    def start_spec(self):
+        """The world as loaded (after ROS-safe renaming): what a full reset goes back to."""
+        return self._start_spec
+
+    def _rebase_clock(self) -> None:
+        self._wall_anchor, self._sim_anchor = time.monotonic(), self.sim.time
 
     def destroy_node(self) -> None:
         """Write and close the CSV logs (if logging started), then destroy the node (once)."""
         if self.logs is not None:
             self.logs.close()
             self.logs = None
+        services = getattr(self, "simulation_services", None)
+        if services is not None:
+            self.step_queue.abort_all("the node is shutting down")
+            services.action.destroy()
+            self.simulation_services = None
         super().destroy_node()
 
 

@@ -23,6 +23,66 @@ def vehicle_prefix(name: str, vehicle_count: int, force_namespace: bool) -> str:
     return f"{name}/" if vehicle_count > 1 or force_namespace else ""
 
 
+#: Frames all vehicles share when their transforms go into one TF tree (never prefixed).
+SHARED_FRAMES = frozenset({"map"})
+
+
+def frame_name(prefix: str, frame: str) -> str:
+    """`frame` as it appears in a TF tree where every frame of a vehicle carries that vehicle's `prefix`
+    ('r1/' + 'base_link' -> 'r1/base_link'); shared frames ('map') and an empty prefix leave it as it is."""
+    return frame if not prefix or frame in SHARED_FRAMES else prefix + frame
+
+
+class FrameLayout:
+    """How the node lays out the TF tree(s), set once per simulation session (`use`) and read by every publisher.
+
+    Per-vehicle trees (MVSim's way, the default): each vehicle's transforms go on `<veh>/tf` and
+    `<veh>/tf_static` with plain frame ids (odom, base_link, <sensor>). Single tree: every vehicle's transforms go
+    on the root `tf` / `tf_static` with its frames prefixed by its topic prefix (`r1/odom`, `r1/base_link`,
+    `r1/<sensor>`), `map` shared; with one vehicle and no forced namespace the prefix is '' and both layouts are
+    the same.
+    """
+
+    def __init__(self, topic_prefixes: list[str] | None = None, single_tree: bool = False):
+        self.single_tree = single_tree
+        self.topic_prefixes = list(topic_prefixes or [])
+        #: Prefix of each vehicle's frame ids ('' in per-vehicle trees).
+        self.frame_prefixes = list(self.topic_prefixes) if single_tree else [""] * len(self.topic_prefixes)
+
+    def tf_prefix(self, vehicle: int) -> str:
+        """Prefix of the tf / tf_static topics that carry vehicle `vehicle`'s transforms."""
+        return "" if self.single_tree else self.topic_prefixes[vehicle]
+
+    def frame(self, host: int, frame: str) -> str:
+        """Frame id of `frame` (base_link, a sensor name, ...) on sensor host `host`: a vehicle index, or a negative
+        number for the world (whose frames are never prefixed)."""
+        if host < 0 or host >= len(self.frame_prefixes):
+            return frame
+        return frame_name(self.frame_prefixes[host], frame)
+
+
+_layout = FrameLayout()
+
+
+def use_frame_layout(layout: FrameLayout) -> None:
+    """Make `layout` the one `vehicle_frame` and `frame_layout` answer with (the node sets it as it builds a
+    simulation session, before the publishers)."""
+    global _layout
+    _layout = layout
+
+
+def frame_layout() -> FrameLayout:
+    """The TF layout in use (per-vehicle trees with plain frames until `use_frame_layout` is called)."""
+    return _layout
+
+
+def vehicle_frame(host: int, frame: str) -> str:
+    """Frame id of `frame` on sensor host `host` (vehicle index, or WORLD_HOST) in the TF layout in use: 'scan'
+    stays 'scan' in per-vehicle trees, becomes 'r1/scan' in a single tree. Every publisher that names a vehicle's
+    frame in a message goes through this."""
+    return _layout.frame(host, frame)
+
+
 class RosNameError(ValueError):
     """Vehicle or sensor names of the world cannot be made distinct ROS topic names (one-line message)."""
 

@@ -100,8 +100,9 @@ def test_clock_advances_and_both_vehicles_broadcast_odom_to_base_link(running_no
             assert last.transform.translation.y == pytest.approx(y0, abs=1e-3)
             assert 2 * math.atan2(last.transform.rotation.z, last.transform.rotation.w) == pytest.approx(yaw0, abs=1e-3)
     static = [t for msg in probe.tf_static for t in msg.transforms]
-    assert [(t.header.frame_id, t.child_frame_id) for t in static] == [("map", "odom"), ("base_link", "scan")]
-    lidar = static[1].transform.translation
+    assert [(t.header.frame_id, t.child_frame_id) for t in static] == [("map", "odom"), ("base_link", "base_footprint"),
+                                                                       ("base_link", "scan")]
+    lidar = static[2].transform.translation
     assert (lidar.x, lidar.y, lidar.z) == (0.2, 0.0, 0.3)
 
 

@@ -120,8 +120,8 @@ class TestAckermannCarWithLogs:
         _, probe, _ = car
         assert probe.wait_for(lambda: probe.cmd.get_subscription_count() == 1, timeout=10.0)
         assert probe.node.count_subscribers("/r1/ackermann_cmd") == 0
-        (info,) = probe.node.get_subscriptions_info_by_topic("/car1/cmd_vel")
-        assert info.topic_type == "geometry_msgs/msg/Twist"  # use_stamped_cmd_vel defaults to false
+        types = {info.topic_type for info in probe.node.get_subscriptions_info_by_topic("/car1/cmd_vel")}
+        assert types == {"geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped"}  # both types at once
 
     def test_ackermann_command_turns_the_car_at_the_commanded_curvature(self, car):
         _, probe, _ = car
@@ -208,7 +208,7 @@ def read_csv(path: Path) -> tuple[list[str], list[list[float]]]:
 
 @pytest.fixture(scope="class")
 def robot(tmp_path_factory):
-    """A single robot (topics without prefix), use_stamped_cmd_vel, logging off."""
+    """A single robot (topics without prefix), the deprecated use_stamped_cmd_vel set, logging off."""
     tmp = tmp_path_factory.mktemp("stamped")
     proc, log = start_node(tmp, robot_world_xml(), "use_stamped_cmd_vel:=true", "realtime_factor:=1.0")
     context = rclpy.Context()
@@ -224,12 +224,16 @@ def robot(tmp_path_factory):
 
 
 class TestStampedCmdVelWithoutLogs:
-    """One node: a single robot (topics without prefix), use_stamped_cmd_vel, logging off."""
+    """One node: a single robot (topics without prefix), TwistStamped commands, logging off."""
 
     def test_twist_stamped_cmd_vel_moves_the_robot(self, robot):
         _, probe = robot
-        (info,) = probe.node.get_subscriptions_info_by_topic("/cmd_vel")
-        assert info.topic_type == "geometry_msgs/msg/TwistStamped"
+        both = {"geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped"}
+
+        def types() -> set[str]:
+            return {info.topic_type for info in probe.node.get_subscriptions_info_by_topic("/cmd_vel")}
+
+        assert probe.wait_for(lambda: types() == both, timeout=15.0), types()  # discovery of the second participant
         assert probe.node.count_subscribers("/ackermann_cmd") == 0
         start_x = probe.truth[-1].pose.pose.position.x
 

@@ -86,7 +86,7 @@ def test_one_vehicle_world_shares_one_latched_tf_static_message(tmp_path):
         assert probe.wait_for(lambda: scans, timeout=30.0)  # the node is up: what follows subscribes late
         late: list[TFMessage] = []
         probe.node.create_subscription(TFMessage, "/tf_static", late.append, TF_STATIC_QOS)
-        wanted = {("map", "odom"), ("base_link", "scan"), ("map", "prox")}
+        wanted = {("map", "odom"), ("base_link", "base_footprint"), ("base_link", "scan"), ("map", "prox")}
 
         def together() -> list[TFMessage]:
             # (The module's two-vehicle node may still be running: its own /tf_static message is not this one.)

@@ -118,20 +118,25 @@ def test_images_over_dds(write_world, wall_image):
     with node_and_probe("camera_probe", f"world_file:={world}", "realtime_factor:=2.0") as probe:
         rgb, depth, info, tf, clouds = [], [], [], [], []
         probe.node.create_subscription(PointCloud2, "/lidar1_points", clouds.append, 5)
-        probe.node.create_subscription(Image, "/rgbd1/image_raw", rgb.append, 5)
-        probe.node.create_subscription(Image, "/rgbd1/depth/image_raw", depth.append, 5)
-        probe.node.create_subscription(CameraInfo, "/rgbd1/depth/camera_info", info.append, 5)
+        probe.node.create_subscription(Image, "/rgbd1_rgb/image_raw", rgb.append, 5)
+        probe.node.create_subscription(Image, "/rgbd1_depth/image_raw", depth.append, 5)
+        probe.node.create_subscription(CameraInfo, "/rgbd1_depth/camera_info", info.append, 5)
         probe.node.create_subscription(TFMessage, "/tf_static", tf.append, TF_STATIC_QOS)
         assert probe.wait_for(lambda: rgb and depth and info and tf and clouds, timeout=20.0)
-        assert (rgb[-1].encoding, rgb[-1].width, rgb[-1].height, rgb[-1].header.frame_id) == ("rgb8", 320, 240, "rgbd1")
-        d = np.frombuffer(bytes(depth[-1].data), dtype=np.float32).reshape(240, 320)
-        assert depth[-1].encoding == "32FC1" and d[120, 160] == pytest.approx(2.5, rel=0.01)
+        assert (rgb[-1].encoding, rgb[-1].width, rgb[-1].height, rgb[-1].header.frame_id) == (
+            "rgb8", 320, 240, "rgbd1_rgb")
+        d = np.frombuffer(bytes(depth[-1].data), dtype="<u2").reshape(240, 320)  # REP 118: millimetres
+        assert depth[-1].encoding == "16UC1" and depth[-1].step == 640 and depth[-1].header.frame_id == "rgbd1_depth"
+        assert d[120, 160] == pytest.approx(2500, rel=0.01)
         assert list(info[-1].k) == [200.0, 0.0, 160.0, 0.0, 200.0, 120.0, 0.0, 0.0, 1.0]
+        assert info[-1].header.frame_id == "rgbd1_depth"
         frames = {t.child_frame_id: t for msg in tf for t in msg.transforms}
-        q = frames["rgbd1"].transform.rotation  # optical frame: yaw -90, roll -90 from the x-forward body
-        assert (q.x, q.y, q.z, q.w) == pytest.approx((-0.5, 0.5, -0.5, 0.5), abs=1e-6)
+        for name in ("rgbd1_rgb", "rgbd1_depth", "rgbd1_points"):  # optical: yaw -90, roll -90 from the body
+            q = frames[name].transform.rotation
+            assert (q.x, q.y, q.z, q.w) == pytest.approx((-0.5, 0.5, -0.5, 0.5), abs=1e-6)
+            assert frames[name].header.frame_id == "base_link"
         cloud = clouds[-1]
-        assert cloud.header.frame_id == "lidar1" and "lidar1" in frames
+        assert cloud.header.frame_id == "lidar1_points" and "lidar1_points" in frames  # MVSim's frame name
         assert [f.name for f in cloud.fields] == ["x", "y", "z", "intensity", "ring"] and cloud.point_step == 20
         xyz = np.frombuffer(bytes(cloud.data), dtype=np.float32).reshape(-1, 5)[:, :3]
         ahead = xyz[(np.abs(xyz[:, 1]) < 0.05) & (xyz[:, 2] > -0.3) & (xyz[:, 2] < 0.3)]

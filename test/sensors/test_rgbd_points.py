@@ -1,5 +1,5 @@
 """RGB-D camera point clouds: pixel (u, v) at depth d -> ((u - cx) d / fx, (v - cy) d / fy, d), rgb packed as
-depth_image_proc does, no points for +inf / NaN depth, published on <veh>/<name>/points at the camera's period."""
+depth_image_proc does, no points for +inf / NaN depth, published on <veh>/<name>_points at the camera's period."""
 
 from types import SimpleNamespace
 
@@ -54,9 +54,9 @@ def test_rgb_of_a_different_resolution_is_sampled_where_the_point_projects():
 
 def test_message_fields_and_point_count():
     depth, rgb = known_frame()
-    cam = SimpleNamespace(depth=INTR, rgb=INTR, spec=SimpleNamespace(name="rgbd1"))
+    cam = SimpleNamespace(depth=INTR, rgb=INTR, kind="rgbd_camera", spec=SimpleNamespace(name="rgbd1"))
     msg = depth_cloud(cam, depth, rgb, stamp=PointCloud2().header.stamp)
-    assert msg.header.frame_id == "rgbd1" and (msg.height, msg.width) == (1, 45) and msg.is_dense
+    assert msg.header.frame_id == "rgbd1_points" and (msg.height, msg.width) == (1, 45) and msg.is_dense
     assert [(f.name, f.offset, f.datatype, f.count) for f in msg.fields] == [
         ("x", 0, PointField.FLOAT32, 1), ("y", 4, PointField.FLOAT32, 1), ("z", 8, PointField.FLOAT32, 1),
         ("rgb", 12, PointField.FLOAT32, 1)]
@@ -98,16 +98,18 @@ def test_points_published_in_process_at_the_camera_period(write_world, wall_imag
             return type("Pub", (), {"publish": staticmethod(sent.setdefault(topic, []).append)})()
 
     images = ImagePublisher(FakeNode(), sim, world, build_sensors(world).cameras, ["r1/"])
-    assert "r1/rgbd1/points" in sent
+    assert {"r1/rgbd1_points", "r1/rgbd1_depth/image_raw", "r1/rgbd1_rgb/image_raw"} <= set(sent)
     images.publish_due()
     for _ in range(int(0.3 / world.timestep) + 1):
         sim.step()
         images.publish_due()
-    clouds = sent["r1/rgbd1/points"]
-    assert len(clouds) == 2 == len(sent["r1/rgbd1/depth/image_raw"])  # t = 0 and t = 0.2
+    clouds = sent["r1/rgbd1_points"]
+    assert len(clouds) == 2 == len(sent["r1/rgbd1_depth/image_raw"])  # t = 0 and t = 0.2
     msg = clouds[-1]
-    depth = np.frombuffer(bytes(sent["r1/rgbd1/depth/image_raw"][-1].data), np.float32).reshape(120, 160)
-    assert msg.width == np.isfinite(depth).sum() > 0 and msg.header.frame_id == "rgbd1"
+    image = sent["r1/rgbd1_depth/image_raw"][-1]
+    depth_mm = np.frombuffer(bytes(image.data), "<u2").reshape(120, 160)
+    assert image.encoding == "16UC1" and image.header.frame_id == "rgbd1_depth"
+    assert msg.width == np.count_nonzero(depth_mm) > 0 and msg.header.frame_id == "rgbd1_points"
     pts = np.frombuffer(bytes(msg.data), dtype=RGBD_POINT_DTYPE)
     centre = pts[(np.abs(pts["x"]) < 0.01) & (np.abs(pts["y"] - 0.05) < 0.03)]
     assert len(centre) and np.all(np.abs(centre["z"] - 2.5) < 0.025)  # the red box face, 2.5 m ahead

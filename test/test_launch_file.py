@@ -1,0 +1,141 @@
+"""launch/demo.launch.py: MVSim's launch arguments, and the node parameters it passes (with stand-ins for
+`launch` / `launch_ros`, which are not installable here)."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from mvsim_ros.rviz_config import SINGLE_TREE_PARAMETER
+
+ROOT = Path(__file__).resolve().parent.parent
+LAUNCH_FILE = ROOT / "launch" / "demo.launch.py"
+#: MVSim's arguments (its generic launch_world.launch.py and tutorial launch files) plus ours.
+EXPECTED_ARGUMENTS = {"world_file", "headless", "do_fake_localization", "use_rviz", "rviz_config_file",
+                      "realtime_factor", "use_sim_time"}
+
+
+def _real_launch_available() -> bool:
+    try:
+        return importlib.util.find_spec("launch.actions") is not None and \
+            importlib.util.find_spec("launch_ros") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def test_launch_file_compiles_and_declares_mvsim_arguments():
+    tree = ast.parse(LAUNCH_FILE.read_text(), str(LAUNCH_FILE))
+    compile(tree, str(LAUNCH_FILE), "exec")
+    table = next(node.value for node in tree.body
+                 if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "ARGUMENTS" for t in node.targets))
+    names = {ast.literal_eval(row.elts[0]) for row in table.elts}
+    assert names == EXPECTED_ARGUMENTS
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert "generate_launch_description" in functions
+
+
+class _Recorded:
+    """A stand-in launch entity: keeps its constructor arguments."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+
+class _LaunchConfiguration:
+    def __init__(self, name):
+        self.name = name
+
+    def perform(self, context):
+        return context[self.name]
+
+
+def _load_launch_file(monkeypatch):
+    """Import the launch file with local stand-ins for launch, launch_ros and the package share directory."""
+    launch = types.ModuleType("launch")
+    launch.LaunchDescription = lambda entities: list(entities)
+    actions = types.ModuleType("launch.actions")
+    actions.DeclareLaunchArgument = type("DeclareLaunchArgument", (_Recorded,), {})
+    actions.OpaqueFunction = type("OpaqueFunction", (_Recorded,), {})
+    substitutions = types.ModuleType("launch.substitutions")
+    substitutions.LaunchConfiguration = _LaunchConfiguration
+    launch_ros = types.ModuleType("launch_ros")
+    ros_actions = types.ModuleType("launch_ros.actions")
+    ros_actions.Node = type("Node", (_Recorded,), {})
+    ament = types.ModuleType("ament_index_python.packages")
+    ament.get_package_share_directory = lambda package: str(ROOT)  # the repository has the share layout
+    for name, module in {"launch": launch, "launch.actions": actions, "launch.substitutions": substitutions,
+                         "launch_ros": launch_ros, "launch_ros.actions": ros_actions,
+                         "ament_index_python.packages": ament}.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    spec = importlib.util.spec_from_file_location("demo_launch_under_test", LAUNCH_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _nodes(monkeypatch, **overrides):
+    """The Node stand-ins the launch description yields with the given argument values."""
+    module = _load_launch_file(monkeypatch)
+    entities = module.generate_launch_description()
+    declared = {e.args[0]: e.kwargs["default_value"] for e in entities if type(e).__name__ == "DeclareLaunchArgument"}
+    assert set(declared) == EXPECTED_ARGUMENTS
+    context = {**declared, **overrides}
+    opaque = [e for e in entities if type(e).__name__ == "OpaqueFunction"]
+    assert len(opaque) == 1
+    return {n.kwargs["executable"]: n for n in opaque[0].kwargs["function"](context)}
+
+
+skip_if_real_launch = pytest.mark.skipif(_real_launch_available(),
+                                         reason="the real launch/launch_ros are installed: stand-ins not needed")
+
+
+@skip_if_real_launch
+def test_defaults_start_the_simulator_on_the_demo_world_without_rviz(monkeypatch):
+    nodes = _nodes(monkeypatch)
+    assert set(nodes) == {"mvsim_node"}
+    params = nodes["mvsim_node"].kwargs["parameters"][1]
+    assert params == {"world_file": str(ROOT / "worlds" / "demo_2robots.world.xml"), "headless": True,
+                      "do_fake_localization": True, "realtime_factor": 1.0, "use_sim_time": True}
+    assert nodes["mvsim_node"].kwargs["parameters"][0] == str(ROOT / "config" / "demo.yaml")
+
+
+@skip_if_real_launch
+def test_rviz_on_a_multi_robot_world_uses_its_config_and_the_single_tf_tree(monkeypatch):
+    nodes = _nodes(monkeypatch, use_rviz="True", realtime_factor="2", do_fake_localization="false")
+    params = nodes["mvsim_node"].kwargs["parameters"][1]
+    assert params[SINGLE_TREE_PARAMETER] is True
+    assert params["realtime_factor"] == 2.0 and params["do_fake_localization"] is False
+    rviz = nodes["rviz2"].kwargs
+    assert rviz["package"] == "rviz2"
+    assert rviz["arguments"] == ["-d", str(ROOT / "rviz" / "demo_2robots.rviz")]
+    assert rviz["parameters"] == [{"use_sim_time": True}]
+
+
+@skip_if_real_launch
+def test_rviz_on_a_single_robot_world_keeps_per_vehicle_tf_and_takes_a_given_config(monkeypatch):
+    world = str(ROOT / "worlds" / "office_yaml_map.world.xml")
+    nodes = _nodes(monkeypatch, use_rviz="true", world_file=world, rviz_config_file="/tmp/mine.rviz")
+    assert SINGLE_TREE_PARAMETER not in nodes["mvsim_node"].kwargs["parameters"][1]
+    assert nodes["rviz2"].kwargs["arguments"] == ["-d", "/tmp/mine.rviz"]
+
+
+@skip_if_real_launch
+def test_a_world_without_a_shipped_config_gets_a_generated_one(monkeypatch):
+    world = str(ROOT / "test" / "worlds" / "all_sensors.world.xml")
+    nodes = _nodes(monkeypatch, use_rviz="true", world_file=world)
+    config = Path(nodes["rviz2"].kwargs["arguments"][1])
+    try:
+        assert "/s1/rgbd_points" in config.read_text()
+    finally:
+        config.unlink()
+
+
+@skip_if_real_launch
+def test_a_bad_realtime_factor_is_one_clear_error(monkeypatch):
+    with pytest.raises(ValueError, match="realtime_factor:='fast' is not a number"):
+        _nodes(monkeypatch, realtime_factor="fast")
