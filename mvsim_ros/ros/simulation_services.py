@@ -222,22 +222,21 @@ class SimulationServices:
 
     # -- entities -------------------------------------------------------------------------------------------------
     def _get_entities(self, request, response):
-        try:
-            found = filtered(self.node.sim, request.filters)
-        except FilterError as exc:
-            code = Result.RESULT_FEATURE_UNSUPPORTED if exc.unsupported else Result.RESULT_OPERATION_FAILED
-            return _result(response, code, str(exc))
-        response.entities = [e.name for e in found]
-        return _result(response, Result.RESULT_OK)
+        return self._answer_filtered(request, response, with_states=False)
 
     def _get_entities_states(self, request, response):
+        return self._answer_filtered(request, response, with_states=True)
+
+    def _answer_filtered(self, request, response, with_states: bool):
+        """GetEntities / GetEntitiesStates: the names (and states) of the entities the request's filters select."""
         try:
             found = filtered(self.node.sim, request.filters)
         except FilterError as exc:
             code = Result.RESULT_FEATURE_UNSUPPORTED if exc.unsupported else Result.RESULT_OPERATION_FAILED
             return _result(response, code, str(exc))
         response.entities = [e.name for e in found]
-        response.states = [entity_state(self.node.sim, e) for e in found]
+        if with_states:
+            response.states = [entity_state(self.node.sim, e) for e in found]
         return _result(response, Result.RESULT_OK)
 
     def _get_entity_state(self, request, response):
