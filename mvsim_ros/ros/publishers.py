@@ -128,6 +128,9 @@ def tf_publish_rate(odometry_hz: float, period_ms_publish_tf: float, dt: float) 
     return rate, f"period_ms_publish_tf={period_ms_publish_tf:g} sets odometry/TF to {rate:g} Hz{ignored}"
 
 
+#: How often [s of simulated time] the fake-localization publishers are asked whether anyone subscribes.
+LISTENER_CHECK_S = 0.5
+
 #: MVSim's default TF period [ms], and the odometry rate [Hz] it matches.
 DEFAULT_PERIOD_MS_PUBLISH_TF = 20.0
 DEFAULT_ODOMETRY_HZ = 50.0
@@ -224,7 +227,13 @@ class SimPublishers:
             cloud_pubs = [node.create_publisher(PoseArray, p + "particlecloud", reliable(1)) for p in self.prefixes]
             self._localization = [_VehicleRows([amcl] * count, AMCL_POSE_FIELDS, amcl_pubs),
                                   _VehicleRows([cloud] * count, PARTICLE_CLOUD_FIELDS, cloud_pubs)]
-            streams += [s for rows in self._localization for s in rows.streams()]
+        #: Fake localization goes out only while someone subscribes to it (checked every LISTENER_CHECK_S of
+        #: simulated time): nothing else in the stack reads it, and its two messages per vehicle would otherwise
+        #: double the cost of every odometry publication.
+        self._localization_pubs = [pub for rows in self._localization for _, pubs, _ in rows.groups for pub in pubs]
+        self._localization_batch = BatchPublisher([s for rows in self._localization for s in rows.streams()])
+        self._listener_check = Periodic(LISTENER_CHECK_S)
+        self._localization_listened = False
         self._batch = BatchPublisher(streams)
         self._node = node
         if self._clock is not None:
@@ -316,8 +325,12 @@ class SimPublishers:
         self._truth_msgs.fill(truth)
         for vehicles, rows, merged in self._tf_msgs:
             rows.fill(tf[vehicles].reshape(1, -1) if merged else tf)
-        for rows in self._localization:
-            rows.fill(truth[:, :9])  # stamp and pose fields, laid out as in the odometry
+        if self._localization and self._listener_check.due(sim.time):
+            self._localization_listened = any(pub.get_subscription_count() for pub in self._localization_pubs)
+        if self._localization_listened:
+            for rows in self._localization:
+                rows.fill(truth[:, :9])  # stamp and pose fields, laid out as in the odometry
+            self._localization_batch.publish()
         failures = self._batch.failures
         self._batch.publish()
         if self._batch.failures != failures and self._node.context.ok():
