@@ -184,6 +184,7 @@ class SimPublishers:
         self._collision_raw = [pub.handle.publish_raw for pub in self._collision]
         self._odom_timer = Periodic.at_rate(self.rates.odometry_hz)
         self._clock_timer = Periodic.at_rate(self.rates.clock_hz if clock else 0.0)
+        self._clock_published: float | None = None  # the simulated time [s] last sent on /clock
 
         zero_time, origin = sim_time_msg(0.0), (0.0, 0.0, 0.0)
         odom_templates, truth_templates = [], []
@@ -306,11 +307,21 @@ class SimPublishers:
         """Publish whatever is due at the simulation's current time."""
         now = self.sim.time
         if self._clock_timer.due(now):
-            self._clock_values[0] = sec_nsec(now)
-            self._clock_msg.fill(self._clock_values)
-            self._clock_raw(self._clock_msg.row(0))
+            self.publish_clock()
         if self._odom_timer.due(now):
             self.publish_vehicles()
+
+    def publish_clock(self) -> None:
+        """/clock at the simulation's current time now, whether due or not (e.g. after steps run while paused,
+        so that a stepped simulation's clock reads where it stopped); nothing when /clock is off or this time was
+        already published."""
+        now = self.sim.time
+        if self._clock is None or now == self._clock_published:
+            return
+        self._clock_published = now
+        self._clock_values[0] = sec_nsec(now)
+        self._clock_msg.fill(self._clock_values)
+        self._clock_raw(self._clock_msg.row(0))
 
     def publish_vehicles(self) -> None:
         """Odometry, ground truth, odom->base_link TF and fake localization of every vehicle, now; collision flags

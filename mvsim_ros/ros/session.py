@@ -102,6 +102,10 @@ class SimSession:
         if self.log_topics is not None:
             self.log_topics.publish_due()
 
+    def publish_clock(self) -> None:
+        """/clock at the current simulated time now (after steps run while paused, or on pausing)."""
+        self.publishers.publish_clock()
+
     def destroy(self) -> None:
         """Take this session's publishers, subscriptions and timers off the node (its topics disappear)."""
         node = self.node

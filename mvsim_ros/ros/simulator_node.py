@@ -114,7 +114,9 @@ class MvsimNode(Node):
         start = time.monotonic()
         sim, dt = self.sim, self.sim.dt
         if self.paused:  # only steps asked for, as fast as they go, a tick's worth of wall time at a time
-            self.step_queue.run(self._step, start + 0.9 * self._period, stop=lambda: self._stop.requested)
+            ran = self.step_queue.run(self._step, start + 0.9 * self._period, stop=lambda: self._stop.requested)
+            if ran and self.session is not None:  # the clock reads where the steps stopped, off its grid too
+                self.session.publish_clock()
         elif self.realtime_factor > 0.0:
             target = self._sim_anchor + (start - self._wall_anchor) * self.realtime_factor
             if target - sim.time > MAX_CATCH_UP_S:  # too far behind: drop the backlog, keep going from here
@@ -143,8 +145,11 @@ class MvsimNode(Node):
         self._rebase_clock()
 
     def pause(self) -> None:
-        """Stop stepping with the wall clock (queued steps still run); /clock stops with the simulation."""
+        """Stop stepping with the wall clock (queued steps still run); /clock stops with the simulation, at the
+        time it paused."""
         self.paused = True
+        if self.session is not None:
+            self.session.publish_clock()
 
     def stop_simulation(self) -> None:
         """Reset to the start and stay paused there (the standard's STOPPED)."""

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import rclpy
 from ackermann_msgs.msg import AckermannDriveStamped
-from geometry_msgs.msg import Twist
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage
 
@@ -32,6 +32,9 @@ BURST = int(os.environ.get("MVSIM_REDTEAM_BURST", "10000"))
 HOSTILE = (math.nan, math.inf, -math.inf, 1e308, -1e308, 1e39, -1e39, -0.0, 5e-324, -5e-324, 3.4028235e38)
 NON_FINITE = (math.nan, math.inf, -math.inf)
 SPEED = 1.0  # the valid command afterwards [m/s], straight ahead
+#: Where each vehicle is put after the hostile burst (x, y [m], heading +x): parallel lanes 40 m apart, so that
+#: driving straight afterwards no vehicle meets another (a collision would change its speed, not the command).
+LANES = {name: (-100.0, -100.0 + 40.0 * i) for i, name in enumerate(VEHICLES)}
 
 
 def finite_odometry(msg: Odometry) -> bool:
@@ -64,6 +67,8 @@ class Probe(ProbeNode):
         self.cmd_vel = {name: n.create_publisher(Twist, f"/{name}/cmd_vel", 10) for name in VEHICLES}
         self.ackermann = {name: n.create_publisher(AckermannDriveStamped, f"/{name}/ackermann_cmd", 10)
                           for name in STEERABLE}
+        self.initialpose = {name: n.create_publisher(PoseWithCovarianceStamped, f"/{name}/initialpose", 10)
+                            for name in VEHICLES}
 
     def _check(self, what: str, finite, truth_of: str | None = None):
         def callback(msg) -> None:
@@ -79,6 +84,23 @@ class Probe(ProbeNode):
         msg = self.truth.get(name)
         return msg is not None and abs(msg.twist.twist.linear.x - speed) < 0.05 * speed and \
             abs(msg.twist.twist.angular.z) < 0.02
+
+    def in_lane(self, name: str) -> bool:
+        """The vehicle's latest ground truth is within 0.5 m of the start of its lane."""
+        msg, (x, y) = self.truth.get(name), LANES[name]
+        return msg is not None and math.hypot(msg.pose.pose.position.x - x, msg.pose.pose.position.y - y) < 0.5
+
+    def put_in_lanes(self) -> None:
+        """Stop every vehicle (a zero command) and put it at the start of its lane, heading +x."""
+        for name, (x, y) in LANES.items():
+            self.cmd_vel[name].publish(twist(0.0, 0.0))
+            if name in STEERABLE:
+                self.ackermann[name].publish(ackermann(0.0, 0.0, 0.0))
+            msg = PoseWithCovarianceStamped()
+            msg.header.frame_id = "map"
+            msg.pose.pose.position.x, msg.pose.pose.position.y = x, y
+            msg.pose.pose.orientation.w = 1.0
+            self.initialpose[name].publish(msg)
 
     def send_valid(self) -> None:
         for name in VEHICLES:
@@ -164,10 +186,21 @@ def test_hostile_burst_then_valid_then_non_finite_only(node):
     output = (tmp / "node_output.txt").read_text()
     assert "clamped to" in output and "non-finite" in output and "Traceback" not in output
 
-    # Every vehicle (but the raw one, which takes no twist) follows a valid command again.
+    # Every vehicle (but the raw one, which takes no twist) follows a valid command again, each in its own lane.
+    assert probe.wait_for(lambda: probe.put_in_lanes() or all(probe.in_lane(n) for n in VEHICLES), timeout=10.0)
     followers = [n for n in VEHICLES if n != "raw"]
-    settled = probe.wait_for(lambda: probe.send_valid() or all(probe.follows(n, SPEED) for n in followers),
-                             timeout=25.0)
+    steady_since: list[float] = []
+
+    def steady() -> bool:
+        """Every follower has followed the command for the last second of wall time (10 s simulated)."""
+        probe.send_valid()
+        if not all(probe.follows(n, SPEED) for n in followers):
+            steady_since.clear()
+            return False
+        steady_since[:] = steady_since or [time.monotonic()]
+        return time.monotonic() - steady_since[0] > 1.0
+
+    settled = probe.wait_for(steady, timeout=30.0)
     assert settled, {n: (probe.truth[n].twist.twist.linear.x, probe.truth[n].twist.twist.angular.z)
                      for n in followers}
 

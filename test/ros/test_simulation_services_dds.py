@@ -181,6 +181,12 @@ def test_pause_stops_the_clock_and_step_advances_exactly(sim):
     assert abs((t1 - t0) - 100 * DT) < 5e-9
     assert sim.wait_for(lambda: sim.clock and max(sim.clock) >= t1 - 1e-9, 5.0)
     assert abs(max(sim.clock) - t1) < 5e-9
+    # One more step: /clock (100 Hz, every other 5 ms step) reads the stepped time off its grid too.
+    one = sim.call(srv.StepSimulation, "step_simulation", srv.StepSimulation.Request(steps=1))
+    assert one.result.result == Result.RESULT_OK, one.result.error_message
+    t1 = sim.sim_time()
+    assert sim.wait_for(lambda: max(sim.clock) >= t1 - 1e-9, 5.0), "/clock does not read the stepped time"
+    assert abs(max(sim.clock) - t1) < 5e-9
     sim.spin_for(0.5)
     assert sim.sim_time() == t1
 
