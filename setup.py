@@ -22,9 +22,14 @@ setup(
         (f"share/{PACKAGE}/worlds/models", glob("worlds/models/*")),
     ],
     install_requires=["setuptools", "numpy", "numba", "defusedxml", "Pillow", "PyYAML", "box2d"],
-    # cameras and 3D lidars (OpenGL); local <visual> models' outlines
-    extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"]},
-    zip_safe=True,
+    # cameras and 3D lidars (OpenGL); local <visual> models' outlines; the browser viewer's server
+    extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"]},
+    # The viewer page, and three.js when `npm ci` put it in web/node_modules (tools/setup_env.sh does).
+    package_data={"mvsim_ros.viewer": ["web/*.html", "web/*.js", "web/*.css", "web/package*.json",
+                                       "web/node_modules/three/build/*.js",
+                                       "web/node_modules/three/examples/jsm/controls/OrbitControls.js",
+                                       "web/node_modules/three/LICENSE"]},
+    zip_safe=False,  # the viewer serves its page files from the package directory
     maintainer="mvsim_ros maintainers",
     maintainer_email="maintainers@mvsim-ros.dev",
     description="Lightweight multi-vehicle simulator for ROS 2 (MVSim world format).",
@@ -35,6 +40,7 @@ setup(
             "mvsim_node = mvsim_ros.ros.node:main",
             "mvsim_fetch_models = mvsim_ros.fetch_models:main",
             "mvsim_teleop = mvsim_ros.teleop:main",
+            "mvsim_view = mvsim_ros.view:main",
         ],
     },
 )

@@ -1,7 +1,11 @@
 """Launch the mvsim_ros simulator (and optionally rviz2) on a world file; the arguments are MVSim's.
 
     ros2 launch mvsim_ros demo.launch.py [world_file:=...] [use_rviz:=true] [rviz_config_file:=...]
-        [headless:=true] [do_fake_localization:=true] [realtime_factor:=1.0] [use_sim_time:=true]
+        [headless:=false] [viewer_port:=8090] [do_fake_localization:=true] [realtime_factor:=1.0]
+        [use_sim_time:=true]
+
+headless:=false (the default, as MVSim's GUI) serves the live 3D viewer at http://127.0.0.1:<viewer_port>/ (the
+node prints the address): open it in a browser to watch the world and drive the selected vehicle with W/A/S/D.
 
 rviz2 (use_rviz:=true) opens `rviz_config_file`, or by default the configuration shipped for the world
 (`share/mvsim_ros/rviz/NAME.rviz` for `NAME.world.xml`), or one generated from the world when none is shipped.
@@ -24,7 +28,8 @@ TRUE_WORDS = ("true", "1", "yes", "on")
 
 ARGUMENTS = (
     ("world_file", None, "MVSim world XML file to simulate"),
-    ("headless", "true", "no GUI (this simulator has none yet; accepted for MVSim compatibility)"),
+    ("headless", "false", "true: no viewer; false: serve the live 3D viewer at http://127.0.0.1:<viewer_port>/"),
+    ("viewer_port", "8090", "TCP port of the viewer (0 = any free port, printed at start)"),
     ("do_fake_localization", "true", "publish the identity map -> odom (turn off when AMCL or SLAM runs)"),
     ("use_rviz", "false", "also start rviz2"),
     ("rviz_config_file", "", "rviz2 configuration (empty: the world's own, or one generated from it)"),
@@ -85,6 +90,7 @@ def launch_nodes(context):
     parameters = {
         "world_file": world_file,
         "headless": is_true(arg["headless"]),
+        "viewer_port": int(number(arg["viewer_port"], "viewer_port")),
         "do_fake_localization": is_true(arg["do_fake_localization"]),
         "realtime_factor": number(arg["realtime_factor"], "realtime_factor"),
         "use_sim_time": is_true(arg["use_sim_time"]),

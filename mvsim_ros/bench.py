@@ -2,6 +2,7 @@
 
     python -m mvsim_ros.bench                 # every case below, dt = 5 ms
     python -m mvsim_ros.bench --kind differential --robots 1 5 --seconds 5 --no-ros
+    python -m mvsim_ros.bench --viewer         # what the browser viewer costs one robot (a page connected)
 
 Cases: differential robots (twist_pid, default friction) 1/10/50, with and without ROS; Ackermann cars
 (twist_front_steer_pid, default friction) 1/10/50; 10 ackermann_drivetrain cars with a torsen_4wd drivetrain
@@ -242,10 +243,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dt", type=float, default=0.005, help="time step [s]")
     parser.add_argument("--no-ros", action="store_true", help="skip the cases with ROS publishing")
     parser.add_argument("--sensors", action="store_true", help="only the sensor figures")
+    parser.add_argument("--viewer", action="store_true",
+                        help="only the viewer case: one robot with one connected browser page, cost in %% of the "
+                             "real-time factor")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs per case; the best is reported (least disturbed by other load)")
     args = parser.parse_args(argv)
     os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
+    if args.viewer:
+        from mvsim_ros.viewer.bench_viewer import measure_viewer
+
+        kind = args.kind or "differential"
+        runs = [measure_viewer(args.seconds, kind) for _ in range(args.repeat)]
+        print(f"viewer, 1 {kind} robot, one page ({runs[0].page}), dt = {args.dt * 1e3:g} ms, phases of bare and "
+              f"viewer stepping alternated in each run:")
+        for k, run in enumerate(runs, 1):
+            frame_rate = f"{run.frames / run.seconds:.0f} frames/s to the page" if run.frames >= 0 else ""
+            print(f"  run {k}: {run.bare:7.1f}x bare  {run.with_viewer:7.1f}x with the viewer  cost "
+                  f"{100 * run.cost:5.1f} %  (viewer's own time {100 * run.accounted:4.1f} % of the wall time)  "
+                  f"{frame_rate}")
+        print(f"  median cost: {100 * float(np.median([run.cost for run in runs])):.1f} % of the real-time factor "
+              f"side by side; the viewer's own time: {100 * float(np.median([r.accounted for r in runs])):.1f} %")
+        return 0
     if args.sensors:
         scans, rtf = max(measure_sensors(args.seconds) for _ in range(args.repeat))
         print(f"2D lidar, 360 rays, demo world: {scans:.0f} scans/s")

@@ -16,7 +16,7 @@ from mvsim_ros.rviz_config import SINGLE_TREE_PARAMETER
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCH_FILE = ROOT / "launch" / "demo.launch.py"
 #: MVSim's arguments (its generic launch_world.launch.py and tutorial launch files) plus ours.
-EXPECTED_ARGUMENTS = {"world_file", "headless", "do_fake_localization", "use_rviz", "rviz_config_file",
+EXPECTED_ARGUMENTS = {"world_file", "headless", "viewer_port", "do_fake_localization", "use_rviz", "rviz_config_file",
                       "realtime_factor", "use_sim_time"}
 
 
@@ -99,8 +99,8 @@ def test_defaults_start_the_simulator_on_the_demo_world_without_rviz(monkeypatch
     nodes = _nodes(monkeypatch)
     assert set(nodes) == {"mvsim_node"}
     params = nodes["mvsim_node"].kwargs["parameters"][1]
-    assert params == {"world_file": str(ROOT / "worlds" / "demo_2robots.world.xml"), "headless": True,
-                      "do_fake_localization": True, "realtime_factor": 1.0, "use_sim_time": True}
+    assert params == {"world_file": str(ROOT / "worlds" / "demo_2robots.world.xml"), "headless": False,
+                      "viewer_port": 8090, "do_fake_localization": True, "realtime_factor": 1.0, "use_sim_time": True}
     assert nodes["mvsim_node"].kwargs["parameters"][0] == str(ROOT / "config" / "demo.yaml")
 
 

@@ -10,7 +10,9 @@
 #   4. builds the interface packages in interfaces/ (tf2_msgs, ackermann_msgs, simulation_interfaces)
 #      into .venv/, but
 #      only where they cannot be imported already (a real ROS 2 install provides them);
-#   5. checks that the messages round-trip over DDS in one process (simulation_interfaces: a service call).
+#   5. checks that the messages round-trip over DDS in one process (simulation_interfaces: a service call);
+#   6. installs three.js for the browser viewer (npm ci in mvsim_ros/viewer/web/, pinned by its package-lock.json)
+#      when node_modules/three is missing or the lock changed.
 # A stamp file (.venv/.setup-stamp) holds a hash of the inputs; when it matches, the script
 # returns at once. Environment knobs: PYTHON=/path/to/python3.11 to choose the interpreter.
 set -euo pipefail
@@ -30,7 +32,8 @@ die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
 inputs_hash() {
     (
         cd "$ROOT"
-        for f in requirements*.txt setup.py setup.cfg package.xml tools/setup_env.sh; do
+        for f in requirements*.txt setup.py setup.cfg package.xml tools/setup_env.sh \
+                 mvsim_ros/viewer/web/package.json mvsim_ros/viewer/web/package-lock.json; do
             if [ -f "$f" ]; then printf '== %s\n' "$f"; cat "$f"; else printf '== %s (absent)\n' "$f"; fi
         done
         if [ -d interfaces ]; then
@@ -55,9 +58,17 @@ if command -v flock >/dev/null 2>&1; then
     flock 9
 fi
 
+WEB_DIR="$ROOT/mvsim_ros/viewer/web"
+WEB_STAMP="$WEB_DIR/node_modules/.mvsim-lock.sha256"
+web_lock_hash() { sha256sum "$WEB_DIR/package.json" "$WEB_DIR/package-lock.json" | sha256sum | cut -d' ' -f1; }
+web_ready() {
+    [ -f "$WEB_DIR/node_modules/three/build/three.module.js" ] && [ -f "$WEB_STAMP" ] &&
+        [ "$(cat "$WEB_STAMP")" = "$(web_lock_hash)" ]
+}
+
 # Fast path: nothing changed since the last successful run.
 HASH="$(inputs_hash)"
-if [ -x "$VPY" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$HASH" ]; then
+if [ -x "$VPY" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$HASH" ] && web_ready; then
     log "environment up to date ($VENV)"
     exit 0
 fi
@@ -91,6 +102,11 @@ apt_ensure() {
 apt_ensure cmake g++ make libegl1 libegl-mesa0 libgl1-mesa-dri libgl1
 # tmux: the keyboard-teleop test drives mvsim_teleop in a terminal it can send keys to.
 apt_ensure tmux
+# chromium (+ a font for the page's text): the browser viewer's tests run it headless, WebGL in software
+# (SwiftShader); npm: installs three.js for the viewer page.
+apt_ensure chromium fonts-liberation
+command -v npm >/dev/null 2>&1 || apt_ensure npm
+command -v npm >/dev/null 2>&1 || die "npm is required to install three.js for the browser viewer (apt-get install npm)"
 
 # ---------------------------------------------------------------------------------------------
 # 2. Python 3.11 virtual environment.
@@ -295,6 +311,20 @@ print("[setup]   TFMessage, AckermannDriveStamped and GetSimulatorFeatures round
 PYEOF
 )
 "$VPY" -c "$ROUNDTRIP_PY" || die "message round-trip check failed"
+
+# ---------------------------------------------------------------------------------------------
+# 6. three.js for the browser viewer, exactly as pinned by mvsim_ros/viewer/web/package-lock.json.
+if web_ready; then
+    log "three.js for the viewer up to date"
+else
+    t=$SECONDS
+    log "npm ci in mvsim_ros/viewer/web (three.js for the browser viewer)"
+    (cd "$WEB_DIR" && npm ci --no-audit --no-fund --loglevel=error) ||
+        die "npm ci failed in $WEB_DIR; the browser viewer needs three.js from there"
+    [ -f "$WEB_DIR/node_modules/three/build/three.module.js" ] || die "npm ci did not install three.js in $WEB_DIR"
+    web_lock_hash >"$WEB_STAMP"
+    log "  three.js installed in $((SECONDS - t)) s"
+fi
 
 echo "$HASH" >"$STAMP"
 log "done in $((SECONDS - T_START)) s"

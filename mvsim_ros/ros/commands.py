@@ -64,27 +64,42 @@ class CommandSubscriptions:
 
     def _on_cmd_vel(self, index: int, stamped: bool, msg) -> None:
         twist = msg.twist if stamped else msg
-        v, omega = twist.linear.x, twist.angular.z
+        self.drive(index, twist.linear.x, twist.angular.z)
+
+    def _on_ackermann(self, index: int, msg: AckermannDriveStamped) -> None:
+        drive = msg.drive
+        self.steer(index, drive.speed, drive.steering_angle, drive.steering_angle_velocity)
+
+    def drive(self, index: int, v: float, omega: float, source: str = "cmd_vel") -> None:
+        """A twist command for vehicle `index`: forward speed v [m/s], yaw rate omega [rad/s], checked as a
+        cmd_vel message is (non-finite: dropped with a warning; beyond the limits: clamped with a warning).
+        `source` names the input in the warnings (e.g. 'viewer drive')."""
         if not (math.isfinite(v) and math.isfinite(omega)):
-            self._warn(index, "cmd_vel dropped", f"dropped cmd_vel with non-finite values (linear.x={v}, "
+            self._warn(index, f"{source} dropped", f"dropped {source} with non-finite values (linear.x={v}, "
                        f"angular.z={omega}); keeping the last valid command")
             return
         note = self.sim.set_twist(index, v, omega)
         if note:
-            self._warn(index, "cmd_vel clamped", f"cmd_vel (linear.x={v:.6g}, angular.z={omega:.6g}): {note} "
+            self._warn(index, f"{source} clamped", f"{source} (linear.x={v:.6g}, angular.z={omega:.6g}): {note} "
                        "(the vehicle's limits)")
 
-    def _on_ackermann(self, index: int, msg: AckermannDriveStamped) -> None:
-        drive = msg.drive
-        speed, angle, rate = drive.speed, drive.steering_angle, drive.steering_angle_velocity
+    def steer(self, index: int, speed: float, angle: float, rate: float = 0.0,
+              source: str = "ackermann_cmd") -> None:
+        """An Ackermann command for vehicle `index`: speed [m/s], steering angle [rad], steering rate limit
+        [rad/s] (0: the vehicle's own), checked as an ackermann_cmd message is. A vehicle that cannot steer: a
+        warning, nothing changes."""
         if not (math.isfinite(speed) and math.isfinite(angle) and math.isfinite(rate)):
-            self._warn(index, "ackermann_cmd dropped", f"dropped ackermann_cmd with non-finite values "
+            self._warn(index, f"{source} dropped", f"dropped {source} with non-finite values "
                        f"(speed={speed}, steering_angle={angle}, steering_angle_velocity={rate}); "
                        "keeping the last valid command")
             return
-        note = self.sim.set_ackermann(index, speed, angle, rate)
+        try:
+            note = self.sim.set_ackermann(index, speed, angle, rate)
+        except ValueError as error:  # a vehicle with no steering
+            self._warn(index, f"{source} refused", str(error))
+            return
         if note:
-            self._warn(index, "ackermann_cmd clamped", f"ackermann_cmd (speed={speed:.6g}, steering_angle={angle:.6g}, "
+            self._warn(index, f"{source} clamped", f"{source} (speed={speed:.6g}, steering_angle={angle:.6g}, "
                        f"steering_angle_velocity={rate:.6g}): {note} (the vehicle's limits)")
 
     def _warn(self, index: int, kind: str, text: str) -> None:

@@ -52,7 +52,15 @@ def _seed(value: int) -> str | None:
 PARAMETERS: dict[str, ParamSpec] = {
     "world_file": ParamSpec("", "MVSim world XML file (relative: current directory, then the package share dir)",
                             lambda v: None if v.strip() else "is empty: give the path of an MVSim world XML file"),
-    "headless": ParamSpec(True, "run without a GUI (this version has none)"),
+    "headless": ParamSpec(True, "no viewer; false: serve the live 3D viewer (a web page with keyboard teleop) at "
+                                "http://<viewer_host>:<viewer_port>/"),
+    "viewer_host": ParamSpec("127.0.0.1", "address the viewer binds: 127.0.0.1 = this machine only; 0.0.0.0 = "
+                                          "every interface (anyone who reaches the port can drive the robots)",
+                             lambda v: None if v.strip() else "is empty: give an address, e.g. 127.0.0.1"),
+    "viewer_port": ParamSpec(8090, "TCP port of the viewer (0 = any free port, printed at start)",
+                             lambda v: None if 0 <= v <= 65535 else "must be between 0 and 65535"),
+    "viewer_rate": ParamSpec(25.0, "[Hz] of wall time: frames sent to each viewer page (>= 20 for smooth motion)",
+                             lambda v: None if 1.0 <= v <= 120.0 else "must be between 1 and 120"),
     "realtime_factor": ParamSpec(1.0, "simulated s per wall s; 0 = as fast as possible", _at_least(0.0)),
     "simul_rate": ParamSpec(100.0, "[Hz] wall-clock rate of the simulation loop timer", _positive),
     "base_watchdog_timeout": ParamSpec(1.0, "[s] of simulated time without commands before a vehicle stops; 0 = "

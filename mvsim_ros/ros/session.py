@@ -66,6 +66,7 @@ class SimSession:
             clock=not p["disable_sim_time_clock"], layout=frame_layout())
         self.chassis = ChassisPublisher(node, sim, self.prefixes, tf_hz)
         sensors = build_sensors(spec, p["random_seed"])
+        self.sensors = sensors  # their latest outputs are what the viewer shows
         check()
         self.warnings = list(sensors.warnings)
         self.scans = ScanPublisher(node, sim, sensors.lidars, self.prefixes, world=spec)

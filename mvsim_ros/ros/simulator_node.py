@@ -49,6 +49,8 @@ class MvsimNode(Node):
     def __init__(self, stop: StopSignals | None = None, **kwargs):
         super().__init__("mvsim", **kwargs)
         self.logs: LogServices | None = None
+        #: The browser viewer (None when headless).
+        self.viewer = None  # a NodeViewer
         #: Run state: playing (the timer steps with the wall clock), paused (only queued steps run), stopped
         #: (paused at the start, after a reset).
         self.paused = False
@@ -73,8 +75,6 @@ class MvsimNode(Node):
             spec = load_world(resolve_world_file(p["world_file"]), random_seed=p["random_seed"],
                               allow_shell=p["allow_shell_in_world"], limits=load_limits(p))
         spec, renamed = ros_safe_names(spec, p["force_publish_vehicle_namespace"])
-        if not p["headless"]:
-            self.get_logger().warning("this version has no GUI; running headless")
         self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
         self._stop.check()
         for warning in spec.warnings + renamed + self.sim.warnings:
@@ -90,6 +90,10 @@ class MvsimNode(Node):
         self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
         self._params, self._start_spec, self._start_prefixes = p, spec, list(prefixes)
         self.simulation_services = SimulationServices(self)
+        if not p["headless"]:
+            from mvsim_ros.ros.node_viewer import NodeViewer  # aiohttp is needed only with the viewer
+
+            self.viewer = NodeViewer(self, p["viewer_host"], p["viewer_port"], p["viewer_rate"])
 
         self._period = 1.0 / max(1.0, p["simul_rate"])
         self._wall_anchor = time.monotonic()
@@ -103,6 +107,9 @@ class MvsimNode(Node):
             f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
             f"realtime_factor={self.realtime_factor:g}"
         )
+        if self.viewer is not None:
+            self.get_logger().info(f"viewer: open {self.viewer.url} in a browser (W/A/S/D or arrows drive the "
+                                   "selected vehicle, space stops)")
         if self.session.prefixes:
             self.get_logger().info(
                 "drive it: ros2 run teleop_twist_keyboard teleop_twist_keyboard "
@@ -130,6 +137,8 @@ class MvsimNode(Node):
                 for _ in range(10):
                     self._step()
         self.status.update()
+        if self.viewer is not None:
+            self.viewer.service()
 
     def _step(self) -> None:
         self.sim.step()
@@ -201,6 +210,9 @@ class MvsimNode(Node):
         if self.logs is not None:
             self.logs.close()
             self.logs = None
+        if self.viewer is not None:
+            self.viewer.stop()
+            self.viewer = None
         services = getattr(self, "simulation_services", None)
         if services is not None:
             self.step_queue.abort_all("the node is shutting down")

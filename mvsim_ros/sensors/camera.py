@@ -171,6 +171,8 @@ class Camera:
         self.optical_pose = Pose3(spec.pose.x, spec.pose.y, spec.pose.z, yaw, pitch, roll)
         self._vehicle_from_optical = pose3_matrix(spec.pose, rotation)
         self._targets: dict = {}
+        #: The latest frame `capture` rendered, None before the first.
+        self.latest: CameraFrame | None = None
 
     def due(self, now: float) -> bool:
         """True (and the next sample scheduled) when a sample is due at simulated time `now` [s]."""
@@ -196,4 +198,5 @@ class Camera:
         if frame.depth is not None and self.depth_noise > 0:
             finite = np.isfinite(frame.depth)
             frame.depth[finite] += self.rng.normal(0.0, self.depth_noise, int(finite.sum())).astype(np.float32)
+        self.latest = frame
         return frame

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import Box2D
 import numpy as np
@@ -83,6 +84,15 @@ class LidarParams:
         return np.linspace(-0.5 * self.fov, 0.5 * self.fov, self.rays)
 
 
+class ScanSample(NamedTuple):
+    """A lidar's latest scan: `ranges` [m] of every beam (+inf: no return) and the sensor's world pose when it
+    scanned, `pose` = (x, y, z, yaw, pitch, roll) [m, rad] (beam k leaves along bearing `angles[k]` in the sensor
+    frame's xy plane; the 2D ray-cast path scans the horizontal plane: pitch = roll = 0)."""
+
+    ranges: np.ndarray
+    pose: tuple[float, float, float, float, float, float]
+
+
 class _ClosestHit(Box2D.b2RayCastCallback):
     """Box2D ray callback keeping the nearest fixture the filter accepts."""
 
@@ -115,6 +125,8 @@ class Lidar2D:
         self.raytrace_3d = self.params.raytrace_3d
         self._faces = None
         self._targets: dict = {}
+        #: The latest scan (`scan` or `render_scan`), None before the first.
+        self.latest: ScanSample | None = None
 
     def _accept(self, tag) -> bool:
         if not isinstance(tag, BodyTag):
@@ -152,6 +164,7 @@ class Lidar2D:
         if p.range_noise > 0:
             ranges = ranges + self.rng.normal(0.0, p.range_noise, ranges.size)
         ranges[(ranges < p.range_min) | (ranges > p.range_max)] = np.inf
+        self.latest = ScanSample(ranges, (origin[0], origin[1], pose.z, yaw + pose.yaw, 0.0, 0.0))
         return ranges
 
     # --- GPU path (raytrace_3d) ---------------------------------------------------------------------------------
@@ -224,6 +237,9 @@ class Lidar2D:
         if p.range_noise > 0:
             ranges = ranges + self.rng.normal(0.0, p.range_noise, ranges.size)
         ranges[~(ranges >= p.range_min) | (ranges > p.range_max)] = np.inf
+        mount = self.spec.pose
+        self.latest = ScanSample(ranges, (x + c * mount.x - s * mount.y, y + s * mount.x + c * mount.y, mount.z,
+                                          yaw + mount.yaw, mount.pitch, mount.roll))
         return ranges
 
 

@@ -88,9 +88,12 @@ class Lidar3D:
         self._directions = np.stack([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)], -1).reshape(-1, 3)
         self.ring_index = np.repeat(np.arange(self.rings, dtype=np.uint16), self.columns)
         rot = spec.pose.rotation()
+        self._vehicle_from_sensor = pose3_matrix(spec.pose, rot)
         self._vehicle_from_faces = [pose3_matrix(spec.pose, rot @ _rz(k * math.pi / 2) @ BODY_TO_OPTICAL)
                                     for k in range(4)]
         self._targets: dict = {}
+        #: The latest scan: (ranges as `scan` returns them, 4x4 world pose of the sensor frame), None before it.
+        self.latest: tuple[np.ndarray, np.ndarray] | None = None
 
     def due(self, now: float) -> bool:
         """True (and the next sample scheduled) when a sample is due at simulated time `now` [s]."""
@@ -126,7 +129,12 @@ class Lidar3D:
         if self.range_noise > 0:
             ranges = ranges + self.rng.normal(0.0, self.range_noise, ranges.size)
         ranges[~np.isfinite(ranges) | (ranges < self.range_min) | (ranges > self.range_max)] = np.nan
-        return ranges.reshape(self.rings, self.columns)
+        ranges = ranges.reshape(self.rings, self.columns)
+        x, y, yaw = vehicle_pose
+        c, s = math.cos(yaw), math.sin(yaw)
+        host = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+        self.latest = (ranges, host @ self._vehicle_from_sensor)
+        return ranges
 
     def points(self, ranges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N, 3) points in the sensor frame and their ring numbers, for the beams with a return."""

@@ -1,0 +1,110 @@
+"""The browser viewer on the node: its HTTP/WebSocket server, and what a page may do to the node's simulation.
+
+Commands typed in the page enter through the same checks as `cmd_vel` and `ackermann_cmd` (CommandSubscriptions:
+non-finite values dropped with a warning, limits clamped, the watchdog), and the run-state buttons do what the
+simulation_interfaces services do (pause, play, step while paused, reset to the start).
+"""
+
+from __future__ import annotations
+
+import time
+
+from mvsim_ros.ros.step_queue import StepJob
+from mvsim_ros.viewer.link import ViewerLink
+from mvsim_ros.viewer.server import ViewerServer
+
+#: Wall time [s] over which the real-time factor shown in the page is measured.
+RTF_WINDOW_S = 1.0
+
+
+class NodeViewerHost:
+    """The node as a viewer host (mvsim_ros.viewer.link.ViewerHost): its current simulation and sensors, run
+    state, measured real-time factor, and the page's commands."""
+
+    def __init__(self, node) -> None:
+        self.node = node
+        #: Bumped whenever the node's simulation is replaced (reset, spawn, delete): the pages reload the scene.
+        self.scene_version = 0
+        self._sim_id = id(node.sim)
+        self._rtf = 0.0
+        self._mark = (time.monotonic(), node.sim.time)
+
+    @property
+    def sim(self):
+        """The node's current Simulation."""
+        if id(self.node.sim) != self._sim_id:
+            self._sim_id = id(self.node.sim)
+            self.scene_version += 1
+            self._mark = (time.monotonic(), self.node.sim.time)
+        return self.node.sim
+
+    @property
+    def sensors(self):
+        """The current session's sensors (None while a session is being rebuilt)."""
+        session = self.node.session
+        return None if session is None else session.sensors
+
+    @property
+    def paused(self) -> bool:
+        return bool(self.node.paused)
+
+    @property
+    def rtf(self) -> float:
+        """Simulated s per wall s over the last RTF_WINDOW_S or so (0 while paused)."""
+        now, sim_time = time.monotonic(), self.sim.time
+        wall0, sim0 = self._mark
+        if now - wall0 >= RTF_WINDOW_S:
+            self._rtf = max(0.0, sim_time - sim0) / (now - wall0)
+            self._mark = (now, sim_time)
+        return self._rtf
+
+    def drive(self, index: int, v: float, w: float) -> None:
+        """Forward speed v [m/s] and yaw rate w [rad/s] for vehicle `index`, checked as cmd_vel is."""
+        if self.node.session is not None:
+            self.node.session.commands.drive(index, v, w, source="viewer drive")
+
+    def steer(self, index: int, speed: float, angle: float) -> None:
+        """Speed [m/s] and steering angle [rad] for steerable vehicle `index`, checked as ackermann_cmd is."""
+        if self.node.session is not None:
+            self.node.session.commands.steer(index, speed, angle, source="viewer steer")
+
+    def pause(self) -> None:
+        if not self.node.paused:
+            self.node.pause()
+
+    def play(self) -> None:
+        if self.node.paused:
+            self.node.play()
+
+    def step(self, n: int) -> None:
+        """Queue n steps (run by the node's timer) when paused; while playing the request is ignored."""
+        if self.node.paused and n > 0:
+            self.node.step_queue.add(StepJob(int(n)))
+        elif not self.node.paused:
+            self.node.get_logger().warning("viewer: single-step asked while playing; pause first")
+
+    def reset(self) -> None:
+        """Back to the world as loaded (time 0), keeping the run state (a paused simulation stays paused)."""
+        self.node.reset_to_start()
+
+
+class NodeViewer:
+    """The viewer server and its link to the node, built when the node's `headless` parameter is false."""
+
+    def __init__(self, node, host: str, port: int, rate_hz: float) -> None:
+        self.server = ViewerServer(host=host, port=port, rate_hz=rate_hz)
+        self.server.start()  # binds now: a port in use fails the node's start with a one-line error
+        self.host = NodeViewerHost(node)
+        self.link = ViewerLink(self.server, self.host)
+
+    @property
+    def url(self) -> str:
+        """The page's address."""
+        return self.server.url
+
+    def service(self) -> None:
+        """Between timer ticks: apply the pages' commands, send a frame when one is due (cheap otherwise)."""
+        self.link.service()
+
+    def stop(self) -> None:
+        self.server.stop()

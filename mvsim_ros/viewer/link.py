@@ -1,0 +1,153 @@
+"""Glue between a running simulation and the viewer server, run in the simulation owner's thread between steps.
+
+    link = ViewerLink(server, host)     # host: a ViewerHost (the ROS node, or mvsim_ros.view's runner)
+    ...
+    sim.step(); link.service()          # between steps: ~free when no frame is due
+
+`service()` reads the wall clock and returns at once unless a frame is due (every 1 / server.rate_hz s). When due
+it applies the pages' messages (drive, steer, run-state controls) through the host, sends the scene again when the
+host rebuilt its simulation (`scene_version` changed), and sends a frame and the wanted cameras' images.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable, Protocol, runtime_checkable
+
+from mvsim_ros.viewer.protocol import IMAGE_RATE_HZ
+
+LOG = logging.getLogger("mvsim_ros.viewer")
+
+
+@runtime_checkable
+class ViewerHost(Protocol):
+    """What the viewer needs of the simulation's owner.
+
+    sim: the current physics Simulation; sensors: its Sensors (mvsim_ros.sensors.suite) or None; scene_version:
+    bumped by the host whenever it replaces or rebuilds `sim` (reset, spawn, delete); paused: the run state;
+    rtf: measured real-time factor (simulated s / wall s). The methods apply a page's request; drive/steer take a
+    vehicle index and SI values (v [m/s], w [rad/s]; speed [m/s], angle [rad]).
+    """
+
+    sim: object
+    sensors: object | None
+    scene_version: int
+    paused: bool
+    rtf: float
+
+    def drive(self, vehicle_index: int, v: float, w: float) -> None: ...
+
+    def steer(self, vehicle_index: int, speed: float, angle: float) -> None: ...
+
+    def pause(self) -> None: ...
+
+    def play(self) -> None: ...
+
+    def step(self, n: int) -> None: ...
+
+    def reset(self) -> None: ...
+
+
+class ViewerLink:
+    """Feeds a ViewerServer from a ViewerHost; call `service()` between simulation steps.
+
+    warn: where warnings go (a bad vehicle name, a steer for a vehicle that cannot steer); default: the
+    "mvsim_ros.viewer" logger.
+    """
+
+    def __init__(self, server, host: ViewerHost, warn: Callable[[str], None] | None = None):
+        self.server = server
+        self.host = host
+        self.warn = warn or LOG.warning
+        self._period = 1.0 / float(server.rate_hz)
+        self._image_period = 1.0 / IMAGE_RATE_HZ
+        self._next = 0.0
+        self._next_image = 0.0
+        self._version: int | None = None
+        self._sim = None
+        self._encoder = None
+        self._steerable: list[bool] = []
+
+    def service(self, now_wall: float | None = None) -> None:
+        """Do the viewer's work if due (now_wall: time.monotonic() [s], read here when None)."""
+        now = time.monotonic() if now_wall is None else now_wall
+        if now < self._next:
+            return
+        following = self._next + self._period  # keep the cadence; restart it after a stall
+        self._next = following if following > now else now + self._period
+        self._due(now)
+
+    def _due(self, now: float) -> None:
+        host, server = self.host, self.server
+        self._sync()
+        for msg in server.take_messages():
+            self._apply(msg)
+        version = self._sync()  # a reset may have rebuilt the simulation
+        if server.page_count == 0:
+            return
+        server.set_frame(self._encoder.frame(version, bool(host.paused), float(host.rtf)))
+        if now >= self._next_image:
+            wanted = server.wanted_cameras()
+            if wanted:
+                following = self._next_image + self._image_period
+                self._next_image = following if following > now else now + self._image_period
+                for index in sorted(wanted):
+                    data = self._encoder.image(index)
+                    if data is not None:
+                        server.set_image(index, data)
+
+    def _sync(self) -> int:
+        """Send the scene again if the host rebuilt its simulation; returns the current scene version."""
+        sim, version = self.host.sim, self.host.scene_version
+        if version != self._version or sim is not self._sim or self._encoder is None:
+            self._rebuild(sim, self.host.sensors, version)
+        return version
+
+    def _rebuild(self, sim, sensors, version: int) -> None:
+        """A new scene: send it, and encode frames of the new simulation from now on."""
+        from mvsim_ros.viewer.frame_message import FrameEncoder
+        from mvsim_ros.viewer.scene_message import scene_message
+
+        scene = scene_message(sim, sensors, version, warn=self.warn)
+        self._steerable = [bool(v.get("steerable")) for v in scene.get("vehicles", [])]
+        self._encoder = FrameEncoder(sim, sensors)
+        self._sim, self._version = sim, version
+        self.server.set_scene(scene)
+
+    def _vehicle(self, name: str) -> int | None:
+        try:
+            return int(self.host.sim.vehicle_index(name))
+        except KeyError as exc:
+            self.warn(f"viewer: {exc.args[0] if exc.args else exc}; ignored")
+            return None
+
+    def _apply(self, msg: dict) -> None:
+        """Carry out one validated page message (see ViewerServer.take_messages)."""
+        host, kind = self.host, msg.get("type")
+        try:
+            if kind == "drive":
+                index = self._vehicle(msg["vehicle"])
+                if index is not None:
+                    host.drive(index, msg["v"], msg["w"])
+            elif kind == "steer":
+                index = self._vehicle(msg["vehicle"])
+                if index is None:
+                    return
+                steerable = self._steerable
+                if not (0 <= index < len(steerable) and steerable[index]):
+                    self.warn(f"viewer: vehicle '{msg['vehicle']}' cannot steer (send 'drive' for it); ignored")
+                    return
+                host.steer(index, msg["speed"], msg["angle"])
+            elif kind == "control":
+                action = msg.get("action")
+                if action == "pause":
+                    host.pause()
+                elif action == "play":
+                    host.play()
+                elif action == "step":
+                    host.step(int(msg.get("steps", 1)))
+                elif action == "reset":
+                    host.reset()
+        except ValueError as exc:
+            self.warn(f"viewer: {kind} ignored: {exc}")

@@ -1,0 +1,83 @@
+"""The browser viewer's wire protocol: what the simulator sends to the page and what the page sends back.
+
+Transport: one WebSocket per page at ``/ws`` on the viewer's HTTP server (the page itself is served from ``/``).
+Everything is little-endian; lengths are SI (m, s, rad) and the world frame is ROS's: x east/forward, y left,
+z up (REP-103). three.js is y-up, so the page puts the whole world under one group rotated -pi/2 about x.
+
+Server -> page
+--------------
+1. **scene** (text, JSON) — sent on connect and whenever the simulation is rebuilt (reset, spawn, delete):
+   ``{"type": "scene", "version": int, "world": str, "dt": float, "gui": {...}, "meshes": [...],
+   "vehicles": [...], "wheels": [...], "lidars": [...], "lidars3d": [...], "cameras": [...]}``
+
+   - ``gui``: the world's ``<gui>`` camera hints: ``cam_distance`` [m], ``cam_azimuth`` [rad],
+     ``cam_elevation`` [rad], ``fov`` [rad], ``follow_vehicle`` (name or ""), ``cam_point_to`` [x, y, z].
+   - ``meshes``: triangles to draw, each ``{"name": str, "group": GROUP, "index": int, "vertices": B64,
+     "indices": B64 | null, "double_sided": bool}``. ``vertices`` is base64 of float32 rows of 9 values
+     ``(x, y, z, nx, ny, nz, r, g, b)`` (colours 0..1) in the object's own frame; ``indices`` base64 of uint32
+     triangle corners (null: consecutive triples). ``group`` says which pose table of the frame places it and
+     ``index`` is its row there: ``"static"`` (ground, walls, occupancy grids, vertical planes, terrain: world
+     frame, index -1), ``"plane"`` (horizontal planes: ``planes`` rows), ``"block"`` (``blocks`` rows),
+     ``"body"`` (vehicle chassis and articulated front units: ``bodies`` rows), ``"actor"`` (``actors`` rows).
+   - ``vehicles``: ``{"name": str, "body": int, "steerable": bool, "articulated": bool, "color": "#rrggbb",
+     "footprint": bool}`` in the simulation's vehicle order; ``body`` is its row in ``bodies``.
+     ``steerable``: takes (speed, steering angle) commands (Ackermann and articulated); otherwise (v, omega).
+   - ``wheels``: every wheel of every vehicle, in the simulation's wheel order: ``{"body": int, "x": float,
+     "y": float, "z": float, "radius": float, "width": float, "color": "#rrggbb"}`` (mount in the body's frame;
+     z is the axle height, = radius).
+   - ``lidars`` / ``lidars3d`` / ``cameras``: ``{"name": str, "vehicle": str}`` in sensor order (``vehicle``
+     "" for world-level sensors).
+
+2. **frame** (binary), at the viewer rate (default 25 Hz of wall time): ``u32 n`` then ``n`` bytes of JSON
+   header, zero-padded to a multiple of 4 bytes, then float32 arrays back to back. Header:
+   ``{"type": "frame", "version": int (the scene it belongs to), "time": float [s], "paused": bool,
+   "rtf": float (measured real-time factor), "arrays": [[name, rows, cols], ...]}``; the arrays follow in
+   that order, each rows x cols float32, row-major. Names:
+
+   - ``bodies`` (B x 6): x, y, z, yaw, pitch, roll of every vehicle body then every front unit;
+   - ``blocks`` (K x 6), ``planes`` (P x 6): same columns; ``actors`` (A x 4): x, y, z, yaw;
+   - ``wheels`` (W x 2): spin angle phi [rad] (about the axle, positive rolling forward) and steering yaw
+     [rad] in the body frame;
+   - ``scan:<k>`` (N+1 x 3): lidar k's origin (row 0) then the world-frame end point of every ray (a ray
+     with no return ends at the lidar's max range); absent until the lidar has scanned;
+   - ``points:<k>`` (M x 3): 3D lidar k's latest points, world frame (at most MAX_CLOUD_POINTS, evenly
+     subsampled);
+   - ``footprint:<i>`` (F x 2): the dynamic footprint polygon of vehicle i (towing a trailer), world frame.
+
+3. **image** (binary), only for the camera the page chose, at most IMAGE_RATE_HZ: same framing with header
+   ``{"type": "image", "camera": int, "time": float, "mime": "image/jpeg", "bytes": int}`` followed by the
+   encoded image bytes (no float arrays).
+
+Page -> server (text, JSON)
+---------------------------
+- ``{"type": "drive", "vehicle": str, "v": float, "w": float}``: forward speed [m/s] and yaw rate [rad/s],
+  the same path as ``cmd_vel`` (NaN guard, clamping, watchdog). The page sends it every DRIVE_REPEAT_S while
+  a drive key is held and once with zeros on release or space.
+- ``{"type": "steer", "vehicle": str, "speed": float, "angle": float}``: speed [m/s] and steering angle [rad]
+  for a steerable vehicle, the same path as ``ackermann_cmd``; same repetition.
+- ``{"type": "control", "action": "pause" | "play" | "step" | "reset", "steps": int}``: run state; ``steps``
+  only for "step" (default 1).
+- ``{"type": "camera", "index": int | null}``: which camera's images to receive (null: none).
+
+A page that falls behind gets only the newest frame: the server keeps one pending frame per page and drops
+older ones, so a slow or closed tab never blocks the simulation.
+"""
+
+from __future__ import annotations
+
+#: Default TCP port of the viewer's HTTP/WebSocket server.
+DEFAULT_PORT = 8090
+#: Default address it binds (loopback: only this machine can open the page).
+DEFAULT_HOST = "127.0.0.1"
+#: Frames per second of wall time sent to each page.
+DEFAULT_RATE_HZ = 25.0
+#: Camera images per second of wall time, at most, to the page that asked for them.
+IMAGE_RATE_HZ = 5.0
+#: Most points of one 3D lidar cloud sent per frame.
+MAX_CLOUD_POINTS = 20000
+#: Seconds between repeated drive/steer messages while a key is held (the watchdog is 1 s by default).
+DRIVE_REPEAT_S = 0.1
+#: Mesh groups and the pose table (frame array) that places each.
+MESH_GROUPS = {"static": None, "plane": "planes", "block": "blocks", "body": "bodies", "actor": "actors"}
+#: Run-state actions a page may ask for.
+CONTROL_ACTIONS = ("pause", "play", "step", "reset")

@@ -1,0 +1,123 @@
+"""The node's viewer (headless:=false) in real headless Chromium, the simulation read back over real DDS.
+
+The node runs the demo world in a subprocess with `viewer_port:=0` (it prints the address it took); an rclpy
+probe reads `/clock` and r1's ground truth. Holding W in the page drives r1 forward through the same path as
+cmd_vel, the Pause button stops `/clock`, Play starts it again; the page shows no console error.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import time
+
+import pytest
+import rclpy
+from nav_msgs.msg import Odometry
+from rosgraph_msgs.msg import Clock
+
+from browser_support import DEMO_WORLD, BrowserPage, browser_skip_reason
+from dds_probe import ProbeNode, node_command, stop_process
+
+pytestmark = pytest.mark.skipif(browser_skip_reason() is not None, reason=str(browser_skip_reason()))
+
+
+class Probe(ProbeNode):
+    """/clock times and r1's latest ground truth."""
+
+    def __init__(self, context):
+        super().__init__(context, "mvsim_viewer_probe")
+        self.clock: list[float] = []
+        self.truth: Odometry | None = None
+        self.node.create_subscription(Clock, "/clock", self._on_clock, 50)
+        self.node.create_subscription(Odometry, "/r1/base_pose_ground_truth", self._on_truth, 10)
+
+    def _on_clock(self, msg: Clock) -> None:
+        self.clock.append(msg.clock.sec + 1e-9 * msg.clock.nanosec)
+
+    def _on_truth(self, msg: Odometry) -> None:
+        self.truth = msg
+
+    def r1_pose(self) -> tuple[float, float, float]:
+        """(x [m], y [m], yaw [rad]) of r1's latest ground truth."""
+        p, q = self.truth.pose.pose.position, self.truth.pose.pose.orientation
+        return p.x, p.y, math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory):
+    """(node process, probe, page) on the demo world with the viewer on a free port."""
+    log_path = tmp_path_factory.mktemp("viewer_node") / "node_output.txt"
+    log = open(log_path, "w")
+    proc = subprocess.Popen(node_command(f"world_file:={DEMO_WORLD}", "headless:=false", "viewer_port:=0",
+                                         "realtime_factor:=1.0"),
+                            stdout=log, stderr=subprocess.STDOUT, text=True)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    probe = Probe(context)
+    page = None
+    try:
+        url = None
+        deadline = time.monotonic() + 60.0
+        while url is None and time.monotonic() < deadline and proc.poll() is None:
+            found = re.search(r"viewer: open (http://\S+)", log_path.read_text())
+            url = found.group(1) if found else None
+            time.sleep(0.1)
+        assert url, f"the node printed no viewer address:\n{log_path.read_text()[-3000:]}"
+        assert probe.wait_for(lambda: probe.truth is not None and probe.clock, timeout=30.0)
+        page = BrowserPage(url)
+        page.page.wait_for_function("window.mvsimViewer && window.mvsimViewer.frames > 5", timeout=30000)
+        yield proc, probe, page, log_path
+    finally:
+        if page is not None:
+            page.close()
+        probe.node.destroy_node()
+        rclpy.shutdown(context=context)
+        stop_process(proc)
+        log.close()
+
+
+def test_page_shows_the_node_simulation_without_errors(running):
+    _, probe, page, _ = running
+    shown = page.viewer("({vehicles: v.vehicles, selected: v.selected, time: v.time, connected: v.connected})")
+    assert shown["vehicles"] == ["r1", "r2"] and shown["selected"] == "r1" and shown["connected"]
+    probe.spin_for(0.2)
+    assert abs(shown["time"] - max(probe.clock)) < 2.0, "the page shows the node's simulated time"
+    assert page.errors == []
+
+
+def test_holding_w_drives_r1_forward_through_the_command_path(running):
+    proc, probe, page, _ = running
+    probe.spin_for(0.2)
+    x0, y0, yaw0 = probe.r1_pose()
+    page.page.keyboard.down("w")
+    time.sleep(2.0)
+    page.page.keyboard.up("w")
+    probe.spin_for(1.5)  # the zero command on release stops it
+    x1, y1, yaw1 = probe.r1_pose()
+    forward = (x1 - x0) * math.cos(yaw0) + (y1 - y0) * math.sin(yaw0)
+    assert 0.7 <= forward <= 1.3, (forward, (x0, y0), (x1, y1))
+    assert abs(math.remainder(yaw1 - yaw0, math.tau)) < 0.1
+    assert abs(probe.truth.twist.twist.linear.x) < 0.05, "released: stopped"
+    assert proc.poll() is None and page.errors == []
+
+
+def test_pause_stops_the_clock_and_play_resumes_it(running):
+    _, probe, page, log_path = running
+    page.page.click("#pause")
+    page.page.wait_for_function("window.mvsimViewer.paused === true", timeout=5000)
+    probe.spin_for(0.3)
+    probe.clock.clear()
+    probe.spin_for(1.0)
+    assert len(set(probe.clock)) <= 1, f"/clock went on while paused: {probe.clock[:3]} .. {probe.clock[-3:]}"
+    paused_at = max(probe.clock) if probe.clock else None
+
+    page.page.click("#play")
+    page.page.wait_for_function("window.mvsimViewer.paused === false", timeout=5000)
+    probe.clock.clear()
+    probe.spin_for(1.0)
+    assert probe.clock and max(probe.clock) - min(probe.clock) > 0.5, "/clock runs again at about real time"
+    if paused_at is not None:
+        assert min(probe.clock) >= paused_at - 1e-9, "no jump back"
+    assert page.errors == [] and "Traceback" not in log_path.read_text()
