@@ -22,8 +22,10 @@ setup(
         (f"share/{PACKAGE}/worlds/models", glob("worlds/models/*")),
     ],
     install_requires=["setuptools", "numpy", "numba", "defusedxml", "Pillow", "PyYAML", "box2d"],
-    # cameras and 3D lidars (OpenGL); local <visual> models' outlines; the browser viewer's server
-    extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"]},
+    # cameras and 3D lidars (OpenGL); local <visual> models' outlines; the browser viewer's server; the
+    # benchmark's viewer case (drives Chromium)
+    extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"],
+                    "bench": ["playwright"]},
     # The viewer page, and three.js when `npm ci` put it in web/node_modules (tools/setup_env.sh does).
     package_data={"mvsim_ros.viewer": ["web/*.html", "web/*.js", "web/*.css", "web/package*.json",
                                        "web/node_modules/three/build/*.js",

@@ -72,20 +72,18 @@ class ViewRunner:
     # -- ViewerHost ----------------------------------------------------------------------------------------
     def drive(self, vehicle_index: int, v: float, w: float) -> None:
         """Twist setpoint v [m/s], w [rad/s] for a vehicle (the cmd_vel path: clamping, watchdog)."""
-        try:
-            note = self.sim.set_twist(vehicle_index, v, w)
-        except ValueError as exc:
-            self.warn(f"drive command ignored: {exc}")
-            return
-        if note:
-            self.warn(note)
+        self._command("drive", self.sim.set_twist, vehicle_index, v, w)
 
     def steer(self, vehicle_index: int, speed: float, angle: float) -> None:
         """Speed [m/s] and steering angle [rad] for a steerable vehicle (the ackermann_cmd path)."""
+        self._command("steer", self.sim.set_ackermann, vehicle_index, speed, angle)
+
+    def _command(self, kind: str, setter, *args) -> None:
+        """Give a command through `setter`; a refused one (non-finite, cannot steer) or a clamped one is said."""
         try:
-            note = self.sim.set_ackermann(vehicle_index, speed, angle)
+            note = setter(*args)
         except ValueError as exc:
-            self.warn(f"steer command ignored: {exc}")
+            self.warn(f"{kind} command ignored: {exc}")
             return
         if note:
             self.warn(note)

@@ -120,8 +120,13 @@ class TestAckermannCarWithLogs:
         _, probe, _ = car
         assert probe.wait_for(lambda: probe.cmd.get_subscription_count() == 1, timeout=10.0)
         assert probe.node.count_subscribers("/r1/ackermann_cmd") == 0
-        types = {info.topic_type for info in probe.node.get_subscriptions_info_by_topic("/car1/cmd_vel")}
-        assert types == {"geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped"}  # both types at once
+        both = {"geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped"}  # both types at once
+
+        def types() -> set[str]:
+            return {info.topic_type for info in probe.node.get_subscriptions_info_by_topic("/car1/cmd_vel")}
+
+        # The TwistStamped subscription is on the node's second participant: discovered a little later.
+        assert probe.wait_for(lambda: types() == both, timeout=10.0), types()
 
     def test_ackermann_command_turns_the_car_at_the_commanded_curvature(self, car):
         _, probe, _ = car
