@@ -200,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     from mvsim_ros.viewer.link import ViewerLink
-    from mvsim_ros.viewer.server import PortInUseError, ViewerServer
+    from mvsim_ros.viewer.server import PortInUseError
+    from mvsim_ros.viewer.server_process import ViewerServerProcess
 
     try:
         runner = ViewRunner(spec, args.realtime_factor)
@@ -209,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for note in list(runner.sim.warnings) + list(runner.sensors.warnings):
         _warn(note)
-    server = ViewerServer(host=args.host, port=args.port)
+    server = ViewerServerProcess(host=args.host, port=args.port)
     try:
         server.start()
     except PortInUseError as exc:

@@ -11,7 +11,7 @@ import time
 
 from mvsim_ros.ros.step_queue import StepJob
 from mvsim_ros.viewer.link import ViewerLink
-from mvsim_ros.viewer.server import ViewerServer
+from mvsim_ros.viewer.server_process import ViewerServerProcess
 
 #: Wall time [s] over which the real-time factor shown in the page is measured.
 RTF_WINDOW_S = 1.0
@@ -89,10 +89,11 @@ class NodeViewerHost:
 
 
 class NodeViewer:
-    """The viewer server and its link to the node, built when the node's `headless` parameter is false."""
+    """The viewer server (a process of its own: serving pages never takes the node's interpreter lock) and its
+    link to the node, built when the node's `headless` parameter is false."""
 
     def __init__(self, node, host: str, port: int, rate_hz: float) -> None:
-        self.server = ViewerServer(host=host, port=port, rate_hz=rate_hz)
+        self.server = ViewerServerProcess(host=host, port=port, rate_hz=rate_hz)
         self.server.start()  # binds now: a port in use fails the node's start with a one-line error
         self.host = NodeViewerHost(node)
         self.link = ViewerLink(self.server, self.host)

@@ -1,18 +1,27 @@
 """What the browser viewer costs the simulation: the benchmark's viewer case (`python -m mvsim_ros.bench --viewer`).
 
-One benchmark robot drives its circle; a ViewerServer and ViewerLink serve it to one connected page: headless
-Chromium (Debian's /usr/bin/chromium driven by Playwright, software WebGL) when available, else a WebSocket client
-in another process that reads every frame. The run alternates phases of PHASE_S wall seconds: stepping bare, and
-stepping with `link.service()` after every step (frames encoded at the viewer rate, sent by the server's thread,
-drawn by the page). Both kinds of phase share the same machine state, so their real-time factors compare side by
-side; the cost is 1 - viewer / bare.
+One benchmark robot drives its circle; the viewer's server process (ViewerServerProcess, as the node and
+mvsim_view run it) and a ViewerLink serve it to one connected page: headless Chromium (Debian's /usr/bin/chromium
+driven by Playwright, software WebGL) when available, else a WebSocket client in another process that reads every
+frame. The run alternates phases of PHASE_S wall seconds: stepping bare, and stepping with `link.service()` after
+every batch of BATCH steps, as the node calls it once per timer tick (frames encoded at the viewer rate, sent by
+the server process, drawn by the page). Both kinds of phase share the same machine state, so their real-time
+factors compare side by side; the cost is 1 - viewer / bare.
+
+The browser's priority: with no GPU, Chromium draws WebGL in software (SwiftShader), and that drawing competes
+with the simulation for the machine's cores like any other busy program; on a machine with a GPU it happens on
+the GPU. By default (``browser_nice=10``) the page's processes run at a lower scheduling priority, so what is
+measured is what the viewer itself costs the simulation (snapshots, encoding, the server process) rather than
+the software renderer's share of two cores; ``browser_nice=0`` measures the browser at the simulation's priority.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -20,6 +29,9 @@ import numpy as np
 
 #: Wall seconds of one phase (bare or with the viewer) before switching.
 PHASE_S = 0.2
+#: Steps between two calls of link.service() (the node: one call per timer tick of 10 ms of wall time, which is
+#: about 20 steps of this robot at its real-time factor).
+BATCH = 20
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run", "--use-angle=swiftshader",
@@ -49,10 +61,13 @@ class ViewerCost:
     frames: int
     page: str
     seconds: float = 0.0  # wall time of the measured phases [s]
-    #: The viewer's own time in the process, as a fraction of the wall time: link.service() on the simulation's
-    #: thread plus the CPU time of the server's thread (which holds the interpreter lock while it works). Not
-    #: disturbed by the machine's ups and downs, unlike the ratio of real-time factors.
+    #: The viewer's own time on the simulation's thread (link.service(): commands, frame encoding), as a fraction
+    #: of the viewer phases' wall time. Not disturbed by the machine's ups and downs, unlike the ratio of
+    #: real-time factors.
     accounted: float = 0.0
+    #: CPU time of the server process (pages, WebSocket sends) as a fraction of the wall time: another process,
+    #: so it takes nothing from the simulation's thread unless the machine's cores are all busy.
+    server_cpu: float = 0.0
 
     @property
     def cost(self) -> float:
@@ -88,23 +103,31 @@ class _BenchHost:
 class _Page:
     """One connected page: Chromium through Playwright, or the fallback WebSocket reader process."""
 
-    def __init__(self, url: str, browser: bool = True) -> None:
-        self._pw = self._browser = self._page = self._proc = None
+    def __init__(self, url: str, browser: bool = True, nice: int = 0) -> None:
+        self._pw = self._browser = self._page = self._proc = self._folder = None
         if browser and os.path.exists(CHROMIUM):
             try:
                 from playwright.sync_api import sync_playwright
             except ImportError:
                 sync_playwright = None
             if sync_playwright is not None:
+                executable = CHROMIUM
+                if nice:  # every process of the browser inherits the priority of the one started
+                    self._folder = tempfile.TemporaryDirectory(prefix="mvsim-bench-")
+                    executable = os.path.join(self._folder.name, "chromium")
+                    with open(executable, "w", encoding="utf-8") as script:
+                        script.write(f'#!/bin/sh\nexec nice -n {int(nice)} {CHROMIUM} "$@"\n')
+                    os.chmod(executable, stat.S_IRWXU)
                 self._pw = sync_playwright().start()
-                self._browser = self._pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                self._browser = self._pw.chromium.launch(executable_path=executable, headless=True,
                                                          args=CHROMIUM_FLAGS)
                 self._page = self._browser.new_page(viewport={"width": 960, "height": 640})
                 self._page.goto(url)
                 self.kind = "chromium"
                 return
         ws_url = url.replace("http://", "ws://").rstrip("/") + "/ws"
-        self._proc = subprocess.Popen([sys.executable, "-c", _READER, ws_url], stdin=subprocess.PIPE,
+        niced = ["nice", "-n", str(int(nice))] if nice else []
+        self._proc = subprocess.Popen(niced + [sys.executable, "-c", _READER, ws_url], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True)
         self._proc.stdout.readline()
         self.kind = "websocket client"
@@ -122,65 +145,69 @@ class _Page:
         if self._proc is not None:
             self._proc.terminate()
             self._proc.wait(10.0)
+        if self._folder is not None:
+            self._folder.cleanup()
 
 
 def _phase(sim, link, spent: list[float]) -> float:
-    """Step for PHASE_S of wall time (calling `link.service()` after every step when given, its wall time added
-    to spent[0] and the phase's to spent[1]); the real-time factor reached."""
+    """Step for PHASE_S of wall time (calling `link.service()` after every BATCH steps when given, its wall time
+    added to spent[0] and the phase's to spent[1]); the real-time factor reached."""
     start, steps = time.perf_counter(), 0
     clock = time.perf_counter
     while clock() - start < PHASE_S:
-        if link is None:
-            for _ in range(20):
-                sim.step()
-        else:
-            for _ in range(20):
-                sim.step()
-                before = clock()
-                link.service()
-                spent[0] += clock() - before
-        steps += 20
+        for _ in range(BATCH):
+            sim.step()
+        if link is not None:
+            before = clock()
+            link.service()
+            spent[0] += clock() - before
+        steps += BATCH
     wall = time.perf_counter() - start
     if link is not None:
         spent[1] += wall
     return steps * sim.dt / wall
 
 
-def _thread_cpu_s(thread) -> float:
-    """CPU time [s] a thread has used so far (Linux: its POSIX CPU-time clock)."""
-    return time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+def _process_cpu_s(pid: int) -> float:
+    """CPU time [s] (user + system) process `pid` has used so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure_viewer(wall_seconds: float, kind: str = "differential", browser: bool = True) -> ViewerCost:
+def measure_viewer(wall_seconds: float, kind: str = "differential", browser: bool = True,
+                   browser_nice: int = 10) -> ViewerCost:
     """ViewerCost of one `kind` robot over about 2 x `wall_seconds` of alternating phases, after a warm-up: the
-    median bare real-time factor, and that times the median ratio of the pairs."""
+    median bare real-time factor, and that times the median ratio of the pairs. browser_nice: the page's
+    scheduling niceness (0: the simulation's priority; see the module docstring)."""
     from mvsim_ros.bench import make_simulation
     from mvsim_ros.viewer.link import ViewerLink
-    from mvsim_ros.viewer.server import ViewerServer
+    from mvsim_ros.viewer.server_process import ViewerServerProcess
 
     sim = make_simulation(1, kind=kind)
-    server = ViewerServer(port=0)
+    server = ViewerServerProcess(port=0)
     server.start()
     link = ViewerLink(server, _BenchHost(sim))
     page = None
     try:
         link.service()
-        page = _Page(server.url, browser)
+        page = _Page(server.url, browser, browser_nice)
         deadline = time.monotonic() + 30.0
         while page.frames() == 0:  # the page loads and draws its first frames, the simulation running
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the viewer page at {server.url} received no frame within 30 s")
-            for _ in range(20):
+            for _ in range(BATCH):
                 sim.step()
-                link.service()
+            link.service()
             time.sleep(0.01)
-        for _ in range(int(0.5 / sim.dt)):  # warm-up, the page drawing
-            sim.step()
+        for _ in range(int(0.5 / sim.dt / BATCH)):  # warm-up, the page drawing
+            for _ in range(BATCH):
+                sim.step()
             link.service()
         frames0 = page.frames()
         ratios, bare_rtf, viewer_rtf = [], [], []
         spent = [0.0, 0.0]  # wall time in link.service(), wall time of the viewer phases [s]
-        server_cpu0 = _thread_cpu_s(server.thread)
+        server_cpu0 = _process_cpu_s(server.pid)
         started = time.perf_counter()
         while time.perf_counter() - started < 2 * wall_seconds:
             # A pair of phases, in ABBA order over successive pairs so that a drifting machine speed cancels.
@@ -192,11 +219,11 @@ def measure_viewer(wall_seconds: float, kind: str = "differential", browser: boo
             bare_rtf.append(rates[False])
             viewer_rtf.append(rates[True])
         elapsed = time.perf_counter() - started
-        server_cpu = _thread_cpu_s(server.thread) - server_cpu0
+        server_cpu = _process_cpu_s(server.pid) - server_cpu0
         frames = page.frames() - frames0 if frames0 >= 0 else -1
         bare = float(np.median(bare_rtf))
         return ViewerCost(bare, bare * float(np.median(ratios)), frames, page.kind, elapsed,
-                          (spent[0] + server_cpu) / spent[1])
+                          spent[0] / spent[1], server_cpu / elapsed)
     finally:
         if page is not None:
             page.close()

@@ -1,5 +1,8 @@
 """The browser viewer's HTTP + WebSocket server (aiohttp), run in its own asyncio loop on a daemon thread.
 
+The node and ``mvsim_view`` run it in a child process (``server_process.py``) so that it never competes with the
+simulation for the interpreter lock; it also works in-process (tests, embedding).
+
 It serves the page (``web/index.html``, its JS and CSS), three.js from ``web/node_modules/three`` (installed by
 ``tools/setup_env.sh`` with ``npm ci``) and one WebSocket per page at ``/ws`` speaking the protocol of
 ``protocol.py``. The simulation owner's thread talks to it through plain, non-blocking methods: ``set_scene``,
