@@ -23,9 +23,9 @@ setup(
     ],
     install_requires=["setuptools", "numpy", "numba", "defusedxml", "Pillow", "PyYAML", "box2d"],
     # cameras and 3D lidars (OpenGL); local <visual> models' outlines; the browser viewer's server; the
-    # benchmark's viewer case (drives Chromium)
+    # benchmark's viewer case (drives Chromium); the comparison report's plots (mvsim_compare)
     extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"],
-                    "bench": ["playwright"]},
+                    "bench": ["playwright"], "compare": ["matplotlib"]},
     # The viewer page, and three.js when `npm ci` put it in web/node_modules (tools/setup_env.sh does).
     package_data={"mvsim_ros.viewer": ["web/*.html", "web/*.js", "web/*.css", "web/package*.json",
                                        "web/node_modules/three/build/*.js",
@@ -43,6 +43,10 @@ setup(
             "mvsim_fetch_models = mvsim_ros.fetch_models:main",
             "mvsim_teleop = mvsim_ros.teleop:main",
             "mvsim_view = mvsim_ros.view:main",
+            "mvsim_trajectory_tracker = mvsim_ros.ros.tracker_node:main",
+            "mvsim_car_kinematic_controller = mvsim_ros.ros.kinematic_controller_node:main",
+            "mvsim_car_dynamic_controller = mvsim_ros.ros.dynamic_controller_node:main",
+            "mvsim_compare = mvsim_ros.compare.cli:main",
         ],
     },
 )

@@ -22,7 +22,7 @@ MODULE_KEYS = {
     "numpy": "python3-numpy", "numba": "python3-numba", "llvmlite": "python3-numba",
     "defusedxml": "python3-defusedxml", "PIL": "python3-pil", "yaml": "python3-yaml",
     "trimesh": "python3-trimesh-pip", "collada": "python3-collada",
-    "aiohttp": "python3-aiohttp",
+    "aiohttp": "python3-aiohttp", "matplotlib": "python3-matplotlib",
     "Box2D": None, "moderngl": None, "glcontext": None, "playwright": None,
 }
 #: Modules without a rosdep key -> the pip requirement setup.py must name.
@@ -39,7 +39,7 @@ ROS_PACKAGE_KEYS = {
 }
 SYSTEM_KEYS = {
     "python3-numpy", "python3-numba", "python3-defusedxml", "python3-pil", "python3-yaml", "python3-trimesh-pip",
-    "python3-collada", "python3-aiohttp", "python3-pytest", "tmux",
+    "python3-collada", "python3-aiohttp", "python3-matplotlib", "python3-pytest", "tmux",
 }
 
 

@@ -1,0 +1,137 @@
+"""The `car_kinematic_controller` node (console script mvsim_car_kinematic_controller): seed 002's exact
+linearization of the kinematic bicycle model, from the desired velocity of P to an Ackermann command.
+
+    mvsim_car_kinematic_controller --ros-args -p epsilon:=0.1 -p world_file:=worlds/seed002_car.world.xml \\
+        -r odom:=base_pose_ground_truth
+
+Topics (relative): `virtual_velocities` (geometry_msgs/Vector3Stamped, from the trajectory tracker: vector.x,
+vector.y = V_Px, V_Py [m/s] in the odometry frame) and `odom` (nav_msgs/Odometry: the yaw) in;
+`ackermann_cmd` (ackermann_msgs/AckermannDriveStamped) out, one per virtual_velocities message once odometry has
+arrived: drive.speed = V [m/s], drive.steering_angle = phi [rad] (clipped to the steering limit),
+header.stamp from the node clock, header.frame_id = the odometry's child frame. A command that comes out
+non-finite is not sent: the last valid one is sent again, with a (throttled) warning.
+
+Parameters (changeable at run time; see PARAMETERS): wheelbase l, epsilon (the tracker's PL_distance), the
+steering limit, or `world_file` (+ `vehicle`): l and the steering limit are then read from that vehicle of the
+world (at start and whenever world_file or vehicle change) and the two parameters are unused.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+from mvsim_ros.ros.parameters import ParamSpec
+from mvsim_ros.ros.tracking_nodes import (
+    OdometrySample,
+    RuntimeParameters,
+    Throttled,
+    float32_within,
+    load_world_file,
+    odometry_qos,
+    positive_number,
+    run_node,
+    steering_limit,
+)
+from mvsim_ros.tracking.guard import CommandGuard
+from mvsim_ros.tracking.kinematic_controller import KinematicCommand, KinematicController
+from mvsim_ros.tracking.vehicle_parameters import steering_geometry
+
+PARAMETERS: dict[str, ParamSpec] = {
+    "wheelbase": ParamSpec(0.325, "[m] l: distance between the rear and front axles (unused with world_file)",
+                           positive_number),
+    "epsilon": ParamSpec(0.1, "[m] distance from the rear-axle point to P (the tracker's PL_distance)",
+                         positive_number),
+    "max_steering_angle": ParamSpec(math.radians(25.0), "[rad] steering limit (unused with world_file)",
+                                    steering_limit),
+    "world_file": ParamSpec("", "read l and the steering limit from a vehicle of this MVSim world (empty: use the "
+                                "parameters)"),
+    "vehicle": ParamSpec("", "that vehicle's name (empty: the world's first)"),
+}
+
+
+def controller_from(values: dict[str, Any]) -> KinematicController:
+    """The controller the parameter values describe; with world_file, l and the steering limit from the world."""
+    wheelbase, limit = values["wheelbase"], values["max_steering_angle"]
+    if values["world_file"].strip():
+        world = load_world_file(values["world_file"])
+        wheelbase, limit = steering_geometry(world, values["vehicle"].strip() or 0)
+    return KinematicController(wheelbase, values["epsilon"], limit)
+
+
+class KinematicControllerNode:
+    """Builds and owns the rclpy node (see the module docstring); `node` is the rclpy Node (node_options: passed
+    to it, e.g. context=)."""
+
+    def __init__(self, name: str = "car_kinematic_controller", **node_options) -> None:
+        from ackermann_msgs.msg import AckermannDriveStamped
+        from geometry_msgs.msg import Vector3Stamped
+        from nav_msgs.msg import Odometry
+        from rclpy.node import Node
+
+        from mvsim_ros.ros.qos import COMMAND_QOS, reliable
+
+        self.node = node = Node(name, **node_options)
+        self._warn = Throttled(node)
+        self.odometry: OdometrySample | None = None
+        self._candidate: KinematicController | None = None
+        self.params = RuntimeParameters(node, PARAMETERS, self._validate, self._apply)
+        self.controller = self._candidate
+        self.guard: CommandGuard[KinematicCommand] = CommandGuard(KinematicCommand(0.0, 0.0, 0.0))
+        self.ackermann_cmd = node.create_publisher(AckermannDriveStamped, "ackermann_cmd", COMMAND_QOS)
+        node.create_subscription(Odometry, "odom", self._on_odom, odometry_qos())
+        node.create_subscription(Vector3Stamped, "virtual_velocities", self._on_velocity, reliable(10))
+        self._log_controller()
+
+    def _validate(self, values: dict[str, Any]) -> None:
+        self._candidate = controller_from(values)
+
+    def _apply(self, values: dict[str, Any], changed: set[str]) -> None:
+        self.controller = self._candidate
+        self._log_controller()
+
+    def _log_controller(self) -> None:
+        c = self.controller
+        self.node.get_logger().info(f"l = {c.wheelbase:.4g} m, epsilon = {c.epsilon:.4g} m, steering limit "
+                                    f"{c.max_steering_angle:.4g} rad")
+
+    def _on_odom(self, msg) -> None:
+        sample = OdometrySample.from_message(msg)
+        if sample.finite():
+            self.odometry = sample
+        else:
+            self._warn.warn("odom", "ignoring an odometry message with non-finite values")
+
+    def _on_velocity(self, msg) -> None:
+        if self.odometry is None:
+            self._warn.warn("no odom", "desired velocity received before any odometry: no command sent")
+            return
+        command = self.controller.command(msg.vector.x, msg.vector.y, self.odometry.yaw)
+        command, warning = self.guard.accept(command)
+        if warning:
+            self._warn.warn("nan", warning)
+        self.publish(command)
+
+    def publish(self, command: KinematicCommand) -> None:
+        """Send one AckermannDriveStamped (speed, steering angle) stamped with the node clock."""
+        from ackermann_msgs.msg import AckermannDriveStamped
+
+        msg = AckermannDriveStamped()
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        msg.header.frame_id = self.odometry.child_frame_id if self.odometry is not None else ""
+        msg.drive.speed = float(command.speed)
+        msg.drive.steering_angle = float32_within(command.steering_angle)
+        self.ackermann_cmd.publish(msg)
+
+
+def main(args: list[str] | None = None) -> int:
+    """Console entry point (mvsim_car_kinematic_controller)."""
+    return run_node("mvsim_car_kinematic_controller", lambda: KinematicControllerNode().node, args)
+
+
+__all__ = ["KinematicControllerNode", "PARAMETERS", "controller_from", "main"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""The seed's car world (worlds/seed002_car.world.xml) loaded with its variables set: surface, chassis outline
+(which moves the centre of gravity) and time step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mvsim_ros.world import load_world_string
+from mvsim_ros.world.specs import WorldSpec
+from mvsim_ros.world.vehicles import PACEJKA_SURFACES
+
+#: The world file: in the source tree, else in the installed share directory.
+SEED_CAR_WORLD = Path(__file__).resolve().parents[2] / "worlds" / "seed002_car.world.xml"
+#: Its vehicle's name.
+SEED_CAR_NAME = "racecar"
+#: Surfaces of seed 002's Pacejka table.
+SURFACES = tuple(PACEJKA_SURFACES)
+_ROOT_TAG = '<mvsim_world version="1.0">'
+
+
+def seed_car_world_path() -> Path:
+    """The world file, from the source tree or the installed share directory (FileNotFoundError if neither)."""
+    if SEED_CAR_WORLD.is_file():
+        return SEED_CAR_WORLD
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        installed = Path(get_package_share_directory("mvsim_ros")) / "worlds" / SEED_CAR_WORLD.name
+    except Exception:  # noqa: BLE001 - no ament index (a plain pip install): only the source tree counts
+        installed = SEED_CAR_WORLD
+    if installed.is_file():
+        return installed
+    raise FileNotFoundError(f"cannot find {SEED_CAR_WORLD.name} (looked in {SEED_CAR_WORLD.parent})")
+
+
+def seed_car_world(surface: str = "dry", chassis: tuple[float, float] | None = None,
+                   timestep: float | None = None, path: Path | None = None) -> WorldSpec:
+    """The seed's car world on `surface` (dry, wet, snow, ice); `chassis` = (rear x, front x) [m] of the chassis
+    outline (None: the file's); `timestep` [s] (None: the file's)."""
+    if surface not in SURFACES:
+        raise ValueError(f"unknown surface {surface!r}; valid: {', '.join(SURFACES)}")
+    path = path or seed_car_world_path()
+    text = path.read_text(encoding="utf-8")
+    if _ROOT_TAG not in text:
+        raise ValueError(f"{path}: no {_ROOT_TAG} root tag to put the variables after")
+    variables = {"SURFACE": surface}
+    if chassis is not None:
+        variables.update(CHASSIS_REAR=f"{float(chassis[0])!r}", CHASSIS_FRONT=f"{float(chassis[1])!r}")
+    if timestep is not None:
+        variables["TIMESTEP"] = f"{float(timestep)!r}"
+    defined = "".join(f'<variable name="{k}" value="{v}"/>' for k, v in variables.items())
+    return load_world_string(text.replace(_ROOT_TAG, _ROOT_TAG + defined, 1), file=str(path))
+
+
+__all__ = ["SEED_CAR_NAME", "SEED_CAR_WORLD", "SURFACES", "seed_car_world", "seed_car_world_path"]

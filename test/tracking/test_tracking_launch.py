@@ -1,0 +1,122 @@
+"""launch/tracking.launch.py (with stand-ins for `launch` / `launch_ros`, which are not installable here) and
+config/tracking.yaml: the nodes, their parameters and remappings."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+import types
+
+import pytest
+import yaml
+
+from conftest import REPO
+from mvsim_ros.ros import dynamic_controller_node, kinematic_controller_node, tracker_node
+
+LAUNCH_FILE = REPO / "launch" / "tracking.launch.py"
+CONFIG = REPO / "config" / "tracking.yaml"
+ARGUMENTS = {"world_file", "shape", "controller", "active", "epsilon", "ramp_time", "odom_topic", "params_file",
+             "headless", "realtime_factor", "use_sim_time"}
+
+
+class _Recorded:
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+
+class _Configuration:
+    def __init__(self, name):
+        self.name = name
+
+    def perform(self, context):
+        return context[self.name]
+
+
+def _load(monkeypatch):
+    launch = types.ModuleType("launch")
+    launch.LaunchDescription = lambda entities: list(entities)
+    actions = types.ModuleType("launch.actions")
+    actions.DeclareLaunchArgument = type("DeclareLaunchArgument", (_Recorded,), {})
+    actions.OpaqueFunction = type("OpaqueFunction", (_Recorded,), {})
+    substitutions = types.ModuleType("launch.substitutions")
+    substitutions.LaunchConfiguration = _Configuration
+    launch_ros = types.ModuleType("launch_ros")
+    ros_actions = types.ModuleType("launch_ros.actions")
+    ros_actions.Node = type("Node", (_Recorded,), {})
+    ament = types.ModuleType("ament_index_python.packages")
+    ament.get_package_share_directory = lambda package: str(REPO)  # the repository has the share layout
+    for name, module in {"launch": launch, "launch.actions": actions, "launch.substitutions": substitutions,
+                         "launch_ros": launch_ros, "launch_ros.actions": ros_actions,
+                         "ament_index_python.packages": ament}.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    spec = importlib.util.spec_from_file_location("tracking_launch_under_test", LAUNCH_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _nodes(monkeypatch, **overrides):
+    entities = _load(monkeypatch).generate_launch_description()
+    declared = {e.args[0]: e.kwargs["default_value"] for e in entities if type(e).__name__ == "DeclareLaunchArgument"}
+    assert set(declared) == ARGUMENTS
+    (opaque,) = [e for e in entities if type(e).__name__ == "OpaqueFunction"]
+    return {n.kwargs["name"]: n.kwargs for n in opaque.kwargs["function"]({**declared, **overrides})}
+
+
+def test_launch_file_compiles_and_declares_its_arguments():
+    tree = ast.parse(LAUNCH_FILE.read_text(), str(LAUNCH_FILE))
+    compile(tree, str(LAUNCH_FILE), "exec")
+    table = next(node.value for node in tree.body
+                 if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "ARGUMENTS" for t in node.targets))
+    assert {ast.literal_eval(row.elts[0]) for row in table.elts} == ARGUMENTS
+
+
+def test_defaults_run_the_seed_car_with_the_tracker_and_the_kinematic_controller(monkeypatch):
+    nodes = _nodes(monkeypatch)
+    assert set(nodes) == {"mvsim", "trajectory_tracker", "car_kinematic_controller"}
+    world = str(REPO / "worlds" / "seed002_car.world.xml")
+    assert nodes["mvsim"]["parameters"] == [{"world_file": world, "headless": True, "realtime_factor": 1.0}]
+    params_file, tracker = nodes["trajectory_tracker"]["parameters"]
+    assert params_file == str(CONFIG)
+    assert tracker == {"trajectory_type": "circle", "active": True, "PL_distance": 0.1, "ramp_time": 0.0,
+                       "use_sim_time": True}
+    controller = nodes["car_kinematic_controller"]
+    assert controller["executable"] == "mvsim_car_kinematic_controller"
+    assert controller["parameters"][1] == {"epsilon": 0.1, "world_file": world, "use_sim_time": True}
+    for name in ("trajectory_tracker", "car_kinematic_controller"):
+        assert nodes[name]["remappings"] == [("odom", "base_pose_ground_truth")]
+
+
+def test_the_dynamic_controller_gets_p_along_the_velocity_of_the_centre_of_gravity(monkeypatch):
+    nodes = _nodes(monkeypatch, controller="dynamic", shape="figure_eight", epsilon="0.3", odom_topic="odom")
+    tracker = nodes["trajectory_tracker"]["parameters"][1]
+    assert tracker["p_along_velocity"] is True and tracker["cog_offset"] == pytest.approx(0.1477, abs=1e-4)
+    assert tracker["trajectory_type"] == "figure_eight" and tracker["PL_distance"] == 0.3
+    assert nodes["car_dynamic_controller"]["executable"] == "mvsim_car_dynamic_controller"
+    assert nodes["car_dynamic_controller"]["remappings"] == [("odom", "odom")]
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"shape": "square"}, "shape:='square'"), ({"controller": "mpc"}, "controller:='mpc'"),
+    ({"epsilon": "small"}, "epsilon:='small' is not a number"),
+])
+def test_bad_arguments_are_one_clear_error(monkeypatch, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        _nodes(monkeypatch, **overrides)
+
+
+def test_the_yaml_holds_only_parameters_the_nodes_declare_with_valid_values():
+    config = yaml.safe_load(CONFIG.read_text())
+    tables = {"trajectory_tracker": tracker_node.PARAMETERS,
+              "car_kinematic_controller": kinematic_controller_node.PARAMETERS,
+              "car_dynamic_controller": dynamic_controller_node.PARAMETERS}
+    assert set(config) == set(tables)
+    for node, values in config.items():
+        params = values["ros__parameters"]
+        assert set(params) <= set(tables[node]), node
+        for name, value in params.items():
+            spec = tables[node][name]
+            assert type(value) is type(spec.default), (node, name)
+            assert spec.check is None or spec.check(value) is None, (node, name)
+    assert config["trajectory_tracker"]["ros__parameters"]["Kp"] == 5.0
