@@ -3,13 +3,16 @@
     python -m mvsim_ros.bench                 # every case below, dt = 5 ms
     python -m mvsim_ros.bench --kind differential --robots 1 5 --seconds 5 --no-ros
     python -m mvsim_ros.bench --viewer         # what the browser viewer costs one robot (a page connected)
+    python -m mvsim_ros.bench --terrain        # what the terrain under the wheels costs 50 robots on hills
 
 Cases: differential robots (twist_pid, default friction) 1/10/50, with and without ROS; Ackermann cars
 (twist_front_steer_pid, default friction) 1/10/50; 10 ackermann_drivetrain cars with a torsen_4wd drivetrain
 and Pacejka tyres; with --kind articulated, articulated-steer vehicles (two bodies and a pivot motor each).
 Vehicles are spread on an open plane, each driving its own circle, headless and without sensors. "ros" adds
 what the node publishes at its default rates (odometry, ground truth, collision and TF for every vehicle at
-50 Hz of simulated time, /clock at 100 Hz) on a real DDS participant.
+50 Hz of simulated time, /clock at 100 Hz) on a real DDS participant. --terrain runs the same vehicles on rolling
+hills (an elevation map, slopes up to about 17 deg) side by side with the flat world, alternating between the two
+in each run, and reports what the terrain phase (ground under every wheel, 3D pose, slope gravity) costs.
 """
 
 from __future__ import annotations
@@ -90,8 +93,26 @@ KINDS = {
 }
 
 
-def bench_world_xml(robots: int, timestep: float = 0.005, kind: str = "differential") -> str:
-    """A world with `robots` vehicles of a benchmark kind on a square lattice."""
+#: Hills of the terrain case: height amplitude [m] and wavelength [m] of z = A sin(2 pi x / L) cos(2 pi y / L),
+#: sampled every HILLS_RESOLUTION [m] (steepest slope atan(2 pi A / L) = 17 deg).
+HILLS_AMPLITUDE, HILLS_WAVELENGTH, HILLS_RESOLUTION = 0.5, 10.0, 0.5
+
+
+def hills_xml(extent: float) -> str:
+    """An elevation map of rolling hills covering [-10, extent + 10] m in x and y."""
+    count = int(math.ceil((extent + 20.0) / HILLS_RESOLUTION)) + 1
+    coords = -10.0 + HILLS_RESOLUTION * np.arange(count)
+    gx, gy = np.meshgrid(coords, coords, indexing="ij")
+    k = 2.0 * math.pi / HILLS_WAVELENGTH
+    heights = HILLS_AMPLITUDE * np.sin(k * gx) * np.cos(k * gy)
+    rows = ";\n".join(" ".join(f"{h:.4f}" for h in row) for row in heights)
+    return (f'  <element class="elevation_map"><resolution>{HILLS_RESOLUTION}</resolution>'
+            f"<corner_min_x>-10</corner_min_x><corner_min_y>-10</corner_min_y>\n"
+            f"  <elevation_data_matrix>[{rows}]</elevation_data_matrix></element>\n")
+
+
+def bench_world_xml(robots: int, timestep: float = 0.005, kind: str = "differential", terrain: bool = False) -> str:
+    """A world with `robots` vehicles of a benchmark kind on a square lattice (on hills with `terrain`)."""
     vehicle_class, _, spacing = KINDS[kind]
     side = math.ceil(math.sqrt(robots))
     vehicles = "\n".join(
@@ -99,13 +120,16 @@ def bench_world_xml(robots: int, timestep: float = 0.005, kind: str = "different
         f"{(i // side) * spacing} 0</init_pose></vehicle>"
         for i in range(robots)
     )
-    return f'<mvsim_world version="1.0">\n  <simul_timestep>{timestep}</simul_timestep>\n{vehicle_class}' \
+    ground = hills_xml((side - 1) * spacing) if terrain else ""
+    return f'<mvsim_world version="1.0">\n  <simul_timestep>{timestep}</simul_timestep>\n{ground}{vehicle_class}' \
            f"{vehicles}\n</mvsim_world>\n"
 
 
-def make_simulation(robots: int, timestep: float = 0.005, kind: str = "differential") -> Simulation:
-    """The benchmark simulation, every vehicle commanded to drive its own circle."""
-    world = load_world_string(bench_world_xml(robots, timestep, kind), file=f"<bench {robots} {kind}>")
+def make_simulation(robots: int, timestep: float = 0.005, kind: str = "differential",
+                    terrain: bool = False) -> Simulation:
+    """The benchmark simulation, every vehicle commanded to drive its own circle (on hills with `terrain`)."""
+    world = load_world_string(bench_world_xml(robots, timestep, kind, terrain),
+                              file=f"<bench {robots} {kind}{' terrain' if terrain else ''}>")
     sim = Simulation(world)
     v, omega = KINDS[kind][1]
     for i in range(robots):
@@ -162,6 +186,28 @@ def measure(robots: int, wall_seconds: float, with_ros: bool, timestep: float = 
         bare_steps, ros_steps = bare_steps + chunk, ros_steps + chunk
     node.destroy_node()
     return bare_steps * sim.dt / bare_wall, ros_steps * sim.dt / ros_wall
+
+
+def measure_terrain(robots: int, wall_seconds: float, timestep: float = 0.005,
+                    kind: str = "differential") -> tuple[float, float]:
+    """(real-time factor on flat ground, on hills) of the same vehicles, over about `wall_seconds` each after a
+    warm-up: chunks of 0.1 s of simulated time alternate between the two simulations, so changes of the machine's
+    speed hit both figures alike."""
+    flat, hills = make_simulation(robots, timestep, kind), make_simulation(robots, timestep, kind, terrain=True)
+    chunk = max(1, int(0.1 / flat.dt))
+    for sim in (flat, hills):
+        for _ in range(int(0.5 / sim.dt)):
+            sim.step()
+    walls = [0.0, 0.0]
+    steps = 0
+    while sum(walls) < 2 * wall_seconds:
+        for k, sim in enumerate((flat, hills)):
+            start = time.perf_counter()
+            for _ in range(chunk):
+                sim.step()
+            walls[k] += time.perf_counter() - start
+        steps += chunk
+    return steps * flat.dt / walls[0], steps * hills.dt / walls[1]
 
 
 def measure_sensors(wall_seconds: float) -> tuple[float, float]:
@@ -250,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="viewer case: the page's scheduling niceness (default 10; 0: the simulation's priority). "
                              "Without a GPU the browser draws WebGL in software, which otherwise takes cores from "
                              "the simulation like any busy program")
+    parser.add_argument("--terrain", action="store_true",
+                        help="only the terrain case: vehicles (--robots, default 50) on hills and on flat ground side "
+                             "by side, cost in %% of the flat real-time factor")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs per case; the best is reported (least disturbed by other load)")
     args = parser.parse_args(argv)
@@ -269,6 +318,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  median cost: {100 * float(np.median([run.cost for run in runs])):.1f} % of the real-time factor "
               f"side by side; the viewer's time on the simulation's thread: "
               f"{100 * float(np.median([r.accounted for r in runs])):.2f} %")
+        return 0
+    if args.terrain:
+        kind = args.kind or "differential"
+        print(f"terrain: {kind} robots driving circles on hills (elevation map, slopes up to 17 deg) and on flat "
+              f"ground, dt = {args.dt * 1e3:g} ms, chunks of both alternated in each run; best real-time factors, "
+              f"median cost over {args.repeat} runs")
+        print(f"\n{kind:>12}  {'flat':>9}  {'hills':>9}  {'terrain cost':>12}")
+        for robots in args.robots or (50,):
+            runs = [measure_terrain(robots, args.seconds, args.dt, kind) for _ in range(args.repeat)]
+            cost = float(np.median([1 - hills / flat for flat, hills in runs]))
+            print(f"{robots:>12}  {max(r[0] for r in runs):>8.1f}x  {max(r[1] for r in runs):>8.1f}x  "
+                  f"{100 * cost:>11.1f}%", flush=True)
         return 0
     if args.sensors:
         scans, rtf = max(measure_sensors(args.seconds) for _ in range(args.repeat))

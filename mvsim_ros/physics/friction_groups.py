@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mvsim_ros.physics.friction import FRICTION_MODELS
+from mvsim_ros.physics.friction import FRICTION_MODELS, HELD_FRICTION_MODELS
 from mvsim_ros.world.specs import WorldSpec
 
 #: Property names a region may set, and the friction parameter column each one overrides.
@@ -19,6 +19,8 @@ class FrictionGroup:
     """All wheels using one friction model: their indices, and their parameters (columns = the model's names).
 
     base_params holds the world-file values; params is what the next step uses (base + region overrides).
+    model returns (F_x, F_y, omega_new, F_hold) (friction.HELD_FRICTION_MODELS); plain_model the same without
+    F_hold (friction.FRICTION_MODELS: on flat ground there is nothing to hold).
     """
 
     model: object
@@ -27,6 +29,7 @@ class FrictionGroup:
     base_params: np.ndarray
     params: np.ndarray = field(init=False)
     all_wheels: bool = False
+    plain_model: object = None
 
     def __post_init__(self) -> None:
         self.params = self.base_params.copy()
@@ -49,11 +52,13 @@ def friction_groups(world: WorldSpec, wheel_vehicle: np.ndarray) -> list[Frictio
     models = [world.vehicles[v].friction.model for v in wheel_vehicle.tolist()]
     groups = []
     for name in sorted(set(models)):
-        model, names = FRICTION_MODELS[name]
+        plain, names = FRICTION_MODELS[name]
+        model = HELD_FRICTION_MODELS[name]
         index = np.array([i for i, m in enumerate(models) if m == name], dtype=np.intp)
         rows = [[world.vehicles[wheel_vehicle[i]].friction.params[p] for p in names] for i in index.tolist()]
         params = np.array(rows, dtype=float).reshape(len(index), len(names))
-        groups.append(FrictionGroup(model, names, index, params, all_wheels=len(index) == len(models)))
+        groups.append(FrictionGroup(model, names, index, params, all_wheels=len(index) == len(models),
+                                    plain_model=plain))
     return groups
 
 

@@ -4,10 +4,11 @@ Per vehicle, in `<log_dir>/<session>/`:
   `<vehicle>_pose.csv`: t_s, x_m, y_m, yaw_rad (world frame), vx_mps, vy_mps, omega_radps (vehicle frame, as
   Simulation.body_twist);
   `<vehicle>_<wheel>.csv` (one per wheel, named as in the world file, e.g. `car1_fl_wheel.csv`):
-  t_s, torque_Nm (motor torque, positive drives forwards), normal_force_N (load on the wheel), omega_radps
+  t_s, torque_Nm (drive torque, positive drives forwards: the motor's, plus on terrain the torque holding the
+  slope force at the contact patch, Simulation.drive_torque), normal_force_N (load on the wheel), omega_radps
   (spin rate), phi_rad (spin angle), force_x_N, force_y_N (ground force on the wheel, vehicle frame).
-MVSim's loggers hold the same quantities (its `logger_pose` adds z/pitch/roll, always 0 here; its wheel torque
-has the opposite sign; it writes 6 significant digits, these files 15).
+MVSim's loggers hold the same quantities (its `logger_pose` adds z/pitch/roll: on the ground-truth topic here; its
+wheel torque has the opposite sign; it writes 6 significant digits, these files 15).
 
 Cost on the simulation thread: `record()` copies the state into a preallocated array (one compiled call for all
 vehicles and wheels). Every `flush_period_s` of simulated time (or when the buffer fills) the rows go to a
@@ -100,7 +101,8 @@ class VehicleLogs:
                 return False
             self._next_due += self.period_s * (1 + int((now - self._next_due) / self.period_s))
         w = sim.wheels
-        fill_log_row(self._buffer[self._count], round(now, 9), sim.pose, sim.velocity, w.torque, w.normal_force,
+        torque = sim.drive_torque if sim.terrain.active else w.torque
+        fill_log_row(self._buffer[self._count], round(now, 9), sim.pose, sim.velocity, torque, w.normal_force,
                      w.omega, w.phi, w.force_x, w.force_y)
         self._count += 1
         if self._count == self._capacity or now + 1e-9 >= self._next_flush:

@@ -15,6 +15,8 @@ from mvsim_ros.physics.entity_state import checked_state, joined_set, place_rigi
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.kinematic import KinematicMovers, actor_path, block_path
+from mvsim_ros.physics.terrain import Terrain, body_angular_velocity, orientation_quaternions
+from mvsim_ros.physics.terrain.contacts import add_body_gravity, wheel_frame_slopes
 from mvsim_ros.physics.vehicles.articulated import (
     Articulations,
     articulated_wheel_setpoints,
@@ -25,7 +27,6 @@ from mvsim_ros.physics.vehicles.articulated import (
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry, odometry_wheel_pairs
 from mvsim_ros.physics.vehicles.fleet import Drivetrains, Steering, wheel_setpoints
 from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities, wheel_world_positions
-from mvsim_ros.world.elements import ElevationMapSpec, HorizontalPlaneSpec
 from mvsim_ros.world.specs import WorldSpec
 
 #: Wheel spin angles are wrapped into [-pi, pi) every this many steps (seed 001 wraps them past 1e4 rad; a
@@ -37,23 +38,11 @@ class SimulationDiverged(RuntimeError):
     """The state became non-finite (NaN or infinity); the simulation refuses to carry on."""
 
 
-#: Block shapes that are ground to drive over (ramps, bumps) rather than obstacles, for the terrain physics.
-GROUND_SHAPES = ("ramp", "semi_cylinder_bump")
-
-
 def check_simulated(world: WorldSpec) -> list[str]:
-    """Warnings for world content this version loads but does not simulate: the ground vehicles should drive
-    on (elevation maps, horizontal planes, ramps and bumps) is flat for motion (the rendered sensors see it)."""
-    counts = {
-        "elevation map": sum(isinstance(e, ElevationMapSpec) for e in world.elements),
-        "horizontal plane": sum(isinstance(e, HorizontalPlaneSpec) for e in world.elements),
-        "ramp or bump block": sum(getattr(b.geometry, "kind", "") in GROUND_SHAPES for b in world.blocks),
-    }
-    found = [f"{n} {what}{'s' if n > 1 else ''}" for what, n in counts.items() if n]
-    if not found:
-        return []
-    return [f"terrain is not simulated for motion yet: vehicles drive on flat ground (z = 0) through {', '.join(found)}"
-            "; cameras and lidars see them"]
+    """Warnings for world content this version loads but does not simulate. None for the ground: elevation maps,
+    horizontal planes (animated ones too), ramps, bumps and every other block's top carry the vehicles in 3D
+    (physics/terrain)."""
+    return []
 
 
 class Simulation:
@@ -66,7 +55,13 @@ class Simulation:
       odom_pose[i], odom_twist[i] = (v, omega): wheel odometry, starting at the initial pose;
       collision_now[i]: touching something solid; wheels.*: per-wheel state (see WheelArrays);
       body_pose, body_velocity: the same as pose/velocity for every body, vehicles first, then the front units
-      of articulated vehicles (see `articulations` for their pivot angles).
+      of articulated vehicles (see `articulations` for their pivot angles);
+      vehicle_z, vehicle_pitch, vehicle_roll, vehicle_vz (and body_* for every body): the third dimension, from the
+      terrain under the wheels [m, rad, rad, m/s]; pose3 / body_pose3 = (x, y, z, yaw, pitch, roll);
+      orientation(): quaternions (x, y, z, w). Angles follow REP-103 with R = Rz(yaw) Ry(pitch) Rx(roll):
+      pitch > 0 is nose DOWN (a vehicle facing uphill has pitch < 0), roll > 0 lifts the left side. On flat
+      ground (no terrain in the world) they are all 0 and cost nothing.
+    `terrain`: the terrain phase (physics/terrain): `ground_height(x, y, z_ref)`, surfaces, slope loads.
     `command_timeout` [s]: watchdog on twist commands given through `set_twist` (0: off).
     `limits`: the bounds every command is clamped to when it is set (see command_limits), fixed at construction.
     `box2d`: the Box2D bodies to simulate, already in the world's order (world_edit.py hands over a running
@@ -132,8 +127,10 @@ class Simulation:
         self._arm_y = w.y - com[w.body, 1]
         self._n = n
         self._max_torque = np.where(self.controllers.pid, self.controllers.max_torque, np.inf)
+        self.terrain = Terrain(world, w, self._arm_x, self._arm_y, self.gravity)
 
         self._read_bodies()
+        self.terrain.seat(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers, 0.0)
         self.acceleration = np.zeros((n, 3))  # (ax, ay, alpha) of the reference point, world frame
         self.odom_pose = self.pose.copy()
         body_v = local_twist(self.body_pose, self.body_velocity)
@@ -245,6 +242,11 @@ class Simulation:
         reference = self.box2d.vehicles[index] if kind == "vehicle" else self.box2d.blocks[index]
         place_rigidly(bodies, reference, *state)
         self._read_bodies()
+        if self.terrain.active:
+            moved_bodies = list(group.vehicles) + [self._n + unit_of[k] for k in group.vehicles if k in unit_of]
+            self.terrain.settle(self.body_pose, self.wheels.normal_force, self.box2d.blocks, self._block_pose3,
+                                self.movers, self.time, np.array(moved_bodies, dtype=np.intp),
+                                np.array(group.blocks, dtype=np.intp))
         if self.articulations.count:
             self._read_pivots()
         moved = np.array(group.vehicles, dtype=np.intp)
@@ -291,27 +293,35 @@ class Simulation:
         local_vx, local_vy = contact_velocities(yaw, self.body_velocity, w.body, w.x, w.y,
                                                 self._wheel_cos, self._wheel_sin)
 
-        # 4. Friction: one vectorised call per friction model -> ground force (wheel frame), new spin.
+        # 4. Friction: one vectorised call per friction model -> ground force (wheel frame), new spin; on terrain
+        #    the slope gravity of each wheel (from the last terrain phase) is turned into its steered frame first.
+        terrain = self.terrain
+        if terrain.active:
+            wheel_frame_slopes(terrain.slope, self._wheel_cos, self._wheel_sin, self._slope_x, self._slope_y)
         if self._region_overrides:
             wheel_x, wheel_y = wheel_world_positions(self.body_pose, w.body, w.x, w.y)
             apply_region_overrides(self._friction_groups, self._region_overrides, wheel_x, wheel_y)
         groups = self._friction_groups
         if len(groups) == 1 and groups[0].all_wheels:
-            force_lon, force_lat, w.omega = self._solve_wheels(groups[0], None, local_vx, local_vy, torque_const,
-                                                               torque_slope)
+            force_lon, force_lat, w.omega, held = self._solve_wheels(groups[0], None, local_vx, local_vy,
+                                                                     torque_const, torque_slope, terrain.active)
         else:
-            force_lon, force_lat = np.zeros(w.count), np.zeros(w.count)
+            force_lon, force_lat, held = np.zeros(w.count), np.zeros(w.count), np.zeros(w.count)
             for group in groups:
                 i = group.index
-                force_lon[i], force_lat[i], w.omega[i] = self._solve_wheels(group, i, local_vx, local_vy,
-                                                                            torque_const, torque_slope)
+                force_lon[i], force_lat[i], w.omega[i], held[i] = self._solve_wheels(
+                    group, i, local_vx, local_vy, torque_const, torque_slope, terrain.active)
         if self._casters.size:  # a caster swivels freely: it carries load and rolls, but takes no side force
             force_lat[self._casters] = 0.0
         w.torque = applied_torque(torque_const, torque_slope, w.omega, self._max_torque, self.limits.max_spin)
+        if terrain.active:  # the slope force held at the contact patch, as the torque the drivetrain carries
+            np.multiply(w.radius, held, out=w.hold_torque)
 
         # 5. Forces onto bodies: one world-frame force and one torque about the centre of mass per body.
         world_fx, world_fy, torque_z = body_wrenches(force_lon, force_lat, self._wheel_cos, self._wheel_sin,
                                                      self._arm_x, self._arm_y, w.body, yaw, w.force_x, w.force_y)
+        if terrain.active:  # gravity along the ground, at each wheel (what the friction above holds back)
+            add_body_gravity(world_fx, world_fy, torque_z, terrain.body_force, yaw)
         if self._any_ideal:  # kinematic control: no wheel forces, the body gets its velocity directly
             for wrench in (world_fx, world_fy, torque_z):
                 wrench[:self._n][self._ideal] = 0.0
@@ -340,6 +350,9 @@ class Simulation:
                                            self.odom_twist, dt)
         self.steps += 1
         self.time = self.steps * dt
+        if terrain.active:  # the terrain under the new poses: z, pitch, roll, and the next step's slope loads
+            terrain.follow(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers,
+                           self.time, dt)
         if not (math.isfinite(self.body_pose.sum()) and math.isfinite(w.omega.sum())):
             raise SimulationDiverged(
                 f"non-finite state at t={self.time:.4f} s (step {self.steps}); "
@@ -370,12 +383,13 @@ class Simulation:
         for j, joint in enumerate(self.box2d.pivots):
             a.gamma[j], a.gamma_rate[j] = joint.angle, joint.speed
 
-    def _solve_wheels(self, group, index, local_vx, local_vy, torque_const, torque_slope):
+    def _solve_wheels(self, group, index, local_vx, local_vy, torque_const, torque_slope, slopes: bool):
         """Friction model call for a group of wheels (index None: all wheels), honouring motor torque limits.
 
         The motor law tau = const - slope * omega_new is solved implicitly by the model; a wheel whose solved
         torque exceeds its limit is solved again with the limit as a constant torque (the torque balance is
-        monotonic in omega_new, so that is the saturated solution). Returns (F_x, F_y, omega_new).
+        monotonic in omega_new, so that is the saturated solution). Returns (F_x, F_y, omega_new, F_hold), F_hold
+        being 0.0 when there are no `slopes` (flat ground: the plain models, a little cheaper).
         """
         w = self.wheels
         args = (w.normal_force, self._slope_x, self._slope_y, w.radius, w.inertia_yy, w.mass)
@@ -383,14 +397,17 @@ class Simulation:
         if index is not None:
             args = tuple(a[index] for a in args)
             vx, vy, omega, const, slope, limit = (a[index] for a in (vx, vy, omega, const, slope, limit))
-        f_x, f_y, omega_new = group.model(vx, vy, omega, const, slope, *args, group.params, self.gravity, self.dt)
+        model = group.model if slopes else group.plain_model
+        f_x, f_y, omega_new, *held = model(vx, vy, omega, const, slope, *args, group.params, self.gravity, self.dt)
         over = over_limit(const, slope, omega_new, limit)
         if over.size:
             saturated = np.copysign(limit[over], const[over] - slope[over] * omega_new[over])
-            f_x[over], f_y[over], omega_new[over] = group.model(
+            f_x[over], f_y[over], omega_new[over], *held_over = model(
                 vx[over], vy[over], omega[over], saturated, np.zeros(over.size), *(a[over] for a in args),
                 group.params[over], self.gravity, self.dt)
-        return f_x, f_y, omega_new
+            if slopes:
+                held[0][over] = held_over[0]
+        return f_x, f_y, omega_new, (held[0] if slopes else 0.0)
 
     def _drive_ideal(self, omega_cmd: np.ndarray, wanted: np.ndarray, dt: float) -> None:
         """twist_ideal: the body follows the commanded twist exactly (kinematic control) and its wheels roll.
@@ -416,6 +433,7 @@ class Simulation:
         w.omega[mask] = wanted[mask] / w.radius[mask]
         w.force_x[mask] = 0.0
         w.force_y[mask] = 0.0
+        w.hold_torque[mask] = 0.0
 
     def run(self, duration: float) -> None:
         """Step for `duration` seconds of simulated time (rounded to whole steps)."""
@@ -431,6 +449,92 @@ class Simulation:
     def unit_pose(self) -> np.ndarray:
         """(x, y, yaw) of the front unit of each articulated vehicle (origin at its axle) [m, m, rad]."""
         return self.body_pose[self._n:]
+
+    # 3D: the terrain phase's arrays, live (updated in place after every step; copy to keep a snapshot).
+    @property
+    def body_z(self) -> np.ndarray:
+        """Height [m] of every body's origin (rows of body_pose), on the ground under its wheels."""
+        return self.terrain.z
+
+    @property
+    def body_pitch(self) -> np.ndarray:
+        """Pitch [rad] of every body (rows of body_pose): R = Rz(yaw) Ry(pitch) Rx(roll), > 0 nose down."""
+        return self.terrain.pitch
+
+    @property
+    def body_roll(self) -> np.ndarray:
+        """Roll [rad] of every body (rows of body_pose): > 0 lifts the left side."""
+        return self.terrain.roll
+
+    @property
+    def body_vz(self) -> np.ndarray:
+        """Vertical speed [m/s] of every body's origin over the last step."""
+        return self.terrain.vz
+
+    @property
+    def vehicle_z(self) -> np.ndarray:
+        """Height [m] of each vehicle's reference point (aligned with `pose`)."""
+        return self.terrain.z[:self._n]
+
+    @property
+    def vehicle_pitch(self) -> np.ndarray:
+        """Pitch [rad] of each vehicle (aligned with `pose`), > 0 nose down (REP-103)."""
+        return self.terrain.pitch[:self._n]
+
+    @property
+    def vehicle_roll(self) -> np.ndarray:
+        """Roll [rad] of each vehicle (aligned with `pose`), > 0 left side up (REP-103)."""
+        return self.terrain.roll[:self._n]
+
+    @property
+    def vehicle_vz(self) -> np.ndarray:
+        """Vertical speed [m/s] of each vehicle's reference point over the last step."""
+        return self.terrain.vz[:self._n]
+
+    def angular_velocity3(self, bodies: bool = False) -> np.ndarray:
+        """Angular velocity [rad/s] of each vehicle (every body when `bodies`) in its own 3D frame, what a gyroscope
+        on it reads: from the yaw rate and the pitch and roll rates over the last step."""
+        t, rows = self.terrain, slice(None) if bodies else slice(0, self._n)
+        return body_angular_velocity(self.body_velocity[rows, 2], t.pitch[rows], t.roll[rows], t.pitch_rate[rows],
+                                     t.roll_rate[rows])
+
+    @property
+    def body_pose3(self) -> np.ndarray:
+        """(x, y, z, yaw, pitch, roll) [m, rad] of every body (vehicles, then front units), a new array."""
+        t, pose = self.terrain, self.body_pose
+        return np.column_stack([pose[:, 0], pose[:, 1], t.z, pose[:, 2], t.pitch, t.roll])
+
+    @property
+    def pose3(self) -> np.ndarray:
+        """(x, y, z, yaw, pitch, roll) [m, rad] of each vehicle's reference point, a new array."""
+        return self.body_pose3[:self._n]
+
+    @property
+    def unit_pose3(self) -> np.ndarray:
+        """(x, y, z, yaw, pitch, roll) [m, rad] of each articulated vehicle's front unit, a new array."""
+        return self.body_pose3[self._n:]
+
+    def orientation(self, bodies: bool = False) -> np.ndarray:
+        """Unit quaternions (x, y, z, w) of each vehicle (or every body when `bodies`): Rz(yaw) Ry(pitch) Rx(roll)."""
+        t, yaw = self.terrain, self.body_pose[:, 2]
+        rows = slice(None) if bodies else slice(0, self._n)
+        return orientation_quaternions(yaw[rows], t.pitch[rows], t.roll[rows])
+
+    def ground_height(self, x, y, z_ref) -> np.ndarray:
+        """Ground height [m] under world points (x, y) [m] seen from height z_ref [m]: the highest surface there not
+        above z_ref, else 0 (MVSim's rule; arrays broadcast, see physics/terrain/surfaces.py)."""
+        return self.terrain.ground_height(x, y, z_ref)
+
+    @property
+    def wheel_ground_z(self) -> np.ndarray:
+        """Ground height [m] under each wheel's contact point at the last terrain phase (0 on flat worlds)."""
+        return self.terrain.wheel_ground
+
+    @property
+    def drive_torque(self) -> np.ndarray:
+        """Torque [N m] each wheel's drive delivered over the last step: the controller's motor torque plus the
+        torque that held the slope force at the contact patch (wheels.torque + wheels.hold_torque)."""
+        return self.wheels.torque + self.wheels.hold_torque
 
     @property
     def collision_now(self) -> np.ndarray:
@@ -451,7 +555,8 @@ class Simulation:
 
     def block_poses3(self) -> np.ndarray:
         """(x, y, z, yaw, pitch, roll) of each block [m, rad]: animated blocks exactly where their keyframes say;
-        the others at Box2D's planar pose with their initial z, pitch and roll."""
+        the others at Box2D's planar pose with their initial pitch and roll, and z: static blocks (and those with
+        skip_elevation_adjust) keep their loaded z, blocks moved by Box2D stand on the terrain under them."""
         out = self._block_pose3
         if len(out):
             out[:, [0, 1, 3]] = self.block_poses()

@@ -18,8 +18,11 @@ class WheelArrays:
     an articulated vehicle's front unit): x, y [m], yaw [rad].
     vehicle: owning vehicle index; body: index of the body carrying it (the vehicle's own, or for a front unit
     vehicle_count + its rank among the articulated vehicles); side: +1 left, -1 right, 0 other.
-    State: omega [rad/s] spin rate, phi [rad] spin angle, torque [N m] last motor torque,
-    normal_force [N] load, force_x/force_y [N] last ground force in the frame of the wheel's body.
+    State: omega [rad/s] spin rate, phi [rad] spin angle, torque [N m] last motor torque (the controller's),
+    normal_force [N] load (on terrain: the level-ground share times the cosine of the body's tilt),
+    force_x/force_y [N] last ground force in the frame of the wheel's body, hold_torque [N m] the torque the
+    wheel's drivetrain carried over the last step to hold the slope force at its contact patch (R F_hold, see
+    physics/terrain; 0 on flat ground): torque + hold_torque is what the wheel's drive delivered.
     """
 
     vehicle: np.ndarray
@@ -37,6 +40,7 @@ class WheelArrays:
     force_x: np.ndarray
     force_y: np.ndarray
     body: np.ndarray
+    hold_torque: np.ndarray
 
     @property
     def count(self) -> int:
@@ -77,6 +81,7 @@ class WheelArrays:
             force_x=zeros.copy(),
             force_y=zeros.copy(),
             body=table[:, 9].astype(np.intp),
+            hold_torque=zeros.copy(),
         )
 
 

@@ -144,7 +144,7 @@ def carry_over(old: Simulation, new: Simulation, vehicle_rows: list[int], block_
         getattr(new.box2d.contacts, name)[dst] = getattr(old.box2d.contacts, name)[src]
     # Per wheel: spin, angle, last torque and ground force, steered yaw; PID history and raw torques.
     new_wheels, old_wheels = _row_map(_wheel_rows(old, new, vehicle_rows))
-    for name in ("omega", "phi", "torque", "force_x", "force_y", "yaw"):
+    for name in ("omega", "phi", "torque", "force_x", "force_y", "yaw", "hold_torque"):
         getattr(new.wheels, name)[new_wheels] = getattr(old.wheels, name)[old_wheels]
     for name in ("integral", "last_error", "raw_torque"):
         getattr(new.controllers, name)[new_wheels] = getattr(old.controllers, name)[old_wheels]
@@ -170,7 +170,37 @@ def carry_over(old: Simulation, new: Simulation, vehicle_rows: list[int], block_
             new.movers._poses[k] = old.movers._poses[old_movers[key]]
         else:  # a new animated block: on its path at the current time
             new.movers._poses[k] = new.movers.paths[k](new.time)
+    _carry_terrain(old, new, vehicle_rows, block_rows)
     return new
+
+
+def _carry_terrain(old: Simulation, new: Simulation, vehicle_rows: list[int], block_rows: list[int]) -> None:
+    """Terrain: each carried body's 3D state (z, attitude, plane slopes) and ground under its support points, each
+    carried block's z; surfaces moved to the current time, the loads they imply. A new body keeps the place its
+    construction found it (on the ground under it); so does everything when the old world had no terrain."""
+    t_new, t_old = new.terrain, old.terrain
+    if not t_new.active:
+        return
+    blocks = _row_map([(k, b) for k, b in enumerate(block_rows) if b >= 0])
+    new._block_pose3[blocks[0], 2] = old._block_pose3[blocks[1], 2]
+    if t_old.active:
+        n_new, n_old = len(new.spec.vehicles), len(old.spec.vehicles)
+        pairs = [(k, v) for k, v in enumerate(vehicle_rows) if v >= 0]
+        rows, old_rows = _row_map(_vehicle_table_rows(old.articulations.vehicle, new.articulations.vehicle,
+                                                      vehicle_rows))
+        pairs += [(n_new + int(r), n_old + int(q)) for r, q in zip(rows.tolist(), old_rows.tolist())]
+        for b_new, b_old in pairs:
+            t_new.state[b_new] = t_old.state[b_old]
+            first, last = t_new.points.start[b_new], t_new.points.start[b_new + 1]
+            source = t_old.points.start[b_old]
+            t_new.point_ground[first:last] = t_old.point_ground[source:source + last - first]
+    t_new.move_surfaces(new.box2d.blocks, new._block_pose3, new.movers, new.time)
+    if t_old.active:
+        t_new.update_loads(new.wheels.normal_force)
+    else:  # the terrain came with the new entity: everyone onto it from where they are
+        everything = np.arange(len(t_new.z))
+        t_new.settle(new.body_pose, new.wheels.normal_force, new.box2d.blocks, new._block_pose3, new.movers,
+                     new.time, everything, np.arange(len(new.spec.blocks)))
 
 
 def _row_map(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:

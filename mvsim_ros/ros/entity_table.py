@@ -3,9 +3,9 @@
 Entities are the vehicles (category ROBOT), the blocks (STATIC_OBJECT when static, else DYNAMIC_OBJECT) and the
 actors (HUMAN, moved by their paths: read-only), named as in the world file. Looked up in that order when two
 kinds share a name. States are in the world frame, which the node publishes as `map`: pose (x, y, yaw from the
-physics; z: 0 for vehicles, a block's z, pitch and roll from the world, an actor's from its path), twist of the
-entity's origin in the world frame (linear x, y; angular z), acceleration where the simulation measures it
-(vehicles).
+physics; a vehicle's z, pitch and roll from the terrain under its wheels, a block's from the world and the
+terrain, an actor's z from its path), twist of the entity's origin in the world frame (linear x, y; angular z),
+acceleration where the simulation measures it (vehicles, horizontal).
 """
 
 from __future__ import annotations
@@ -93,8 +93,9 @@ def entity_state(sim: Simulation, entity: Entity) -> EntityState:
     z, pitch, roll, accel = 0.0, 0.0, 0.0, (0.0, 0.0, 0.0)
     if entity.kind == "vehicle":
         x, y, yaw = (float(v) for v in sim.pose[entity.index])
+        z, pitch, roll = (float(a[entity.index]) for a in (sim.vehicle_z, sim.vehicle_pitch, sim.vehicle_roll))
         vx, vy, omega = (float(v) for v in sim.velocity[entity.index])
-        accel = tuple(float(v) for v in sim.acceleration[entity.index])  # vehicles drive on z = 0
+        accel = tuple(float(v) for v in sim.acceleration[entity.index])  # horizontal (the Box2D plane)
     elif entity.kind == "block":
         x, y, z, yaw, pitch, roll = (float(v) for v in sim.block_poses3()[entity.index])
         body = sim.box2d.blocks[entity.index]

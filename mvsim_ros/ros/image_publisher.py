@@ -37,7 +37,7 @@ from mvsim_ros.sensors.camera import Camera, Intrinsics
 from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar3d import Lidar3D
 from mvsim_ros.sensors.scene import Scene
-from mvsim_ros.sensors.suite import host_frame, host_pose, topic_prefix
+from mvsim_ros.sensors.suite import host_frame, host_pose3, topic_prefix
 from mvsim_ros.world.specs import WorldSpec
 
 
@@ -255,11 +255,11 @@ class ImagePublisher:
         self.scene.update(self.sim)
         stamp = sim_time_msg(now)
         for lidar, pub in lidars:
-            cloud = point_cloud(lidar, lidar.scan(self.scene, host_pose(self.sim, lidar.vehicle)), stamp)
+            cloud = point_cloud(lidar, lidar.scan(self.scene, host_pose3(self.sim, lidar.vehicle)), stamp)
             cloud.header.frame_id = vehicle_frame(lidar.vehicle, cloud.header.frame_id)
             pub.publish(cloud)
         for cam, out in due:
-            frame = cam.capture(self.scene, host_pose(self.sim, cam.vehicle))
+            frame = cam.capture(self.scene, host_pose3(self.sim, cam.vehicle))
             if out.points is not None:
                 out.points.publish(depth_cloud(cam, frame.depth, frame.rgb, stamp, out.points_frame))
             for kind, (image_pub, info_pub, info, frame_id) in out.images.items():

@@ -17,7 +17,7 @@ from mvsim_ros.ros.qos import reliable
 from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.sensors.gnss import Gnss
 from mvsim_ros.sensors.imu import Imu as ImuSensor
-from mvsim_ros.sensors.suite import host_frame, host_motion, host_pose, topic_prefix
+from mvsim_ros.sensors.suite import host_frame, host_motion, host_pose3, topic_prefix
 
 
 def rotation_quaternion(r: np.ndarray) -> Quaternion:
@@ -54,7 +54,8 @@ class InertialPublisher:
         sim, now = self.sim, self.sim.time
         for imu, pub in zip(self.imus, self._imu_pubs):
             if imu.due(now):
-                reading = imu.read(*host_motion(sim, imu.vehicle))
+                _, velocity, acceleration = host_motion(sim, imu.vehicle)
+                reading = imu.read(host_pose3(sim, imu.vehicle), velocity, acceleration)
                 msg = Imu()
                 msg.header.stamp, msg.header.frame_id = sim_time_msg(now), vehicle_frame(imu.vehicle, imu.spec.name)
                 msg.orientation = rotation_quaternion(reading.orientation)
@@ -67,7 +68,7 @@ class InertialPublisher:
                 pub.publish(msg)
         for gnss, pub in zip(self.gnss, self._gnss_pubs):
             if gnss.due(now):
-                fix = gnss.read(host_pose(sim, gnss.vehicle))
+                fix = gnss.read(host_pose3(sim, gnss.vehicle))
                 msg = NavSatFix()
                 msg.header.stamp, msg.header.frame_id = sim_time_msg(now), vehicle_frame(gnss.vehicle, gnss.spec.name)
                 msg.status.service = NavSatStatus.SERVICE_GPS

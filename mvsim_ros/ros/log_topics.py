@@ -60,7 +60,8 @@ class LogTopics:
         if not self.schedule.due(sim.time):
             return
         w = sim.wheels
-        fill_log_row(self._row, round(sim.time, 9), sim.pose, sim.velocity, w.torque, w.normal_force, w.omega, w.phi,
+        torque = sim.drive_torque if sim.terrain.active else w.torque
+        fill_log_row(self._row, round(sim.time, 9), sim.pose, sim.velocity, torque, w.normal_force, w.omega, w.phi,
                      w.force_x, w.force_y)
         msg = self._msg
         for publishers, values in zip(self._publishers, self._row.tolist()):

@@ -331,7 +331,8 @@ class SimPublishers:
         lost): a bump gives true, then false once the vehicle is clear."""
         sim = self.sim
         sec, nsec = sec_nsec(sim.time)
-        odom, tf, truth = _vehicle_messages(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity, sec, nsec)
+        odom, tf, truth = _vehicle_messages(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity, sim.vehicle_z,
+                                            sim.vehicle_pitch, sim.vehicle_roll, sim.vehicle_vz, sec, nsec)
         self._odom_msgs.fill(odom)
         self._truth_msgs.fill(truth)
         for vehicles, rows, merged in self._tf_msgs:
@@ -356,23 +357,49 @@ class SimPublishers:
 
 
 @kernel
-def _vehicle_messages(odom_pose, odom_twist, pose, velocity, sec, nsec):
+def _ypr_quaternion(yaw, pitch, roll, out, row, col):
+    """Write the unit quaternion (x, y, z, w) of Rz(yaw) Ry(pitch) Rx(roll) [rad] into out[row, col:col + 4]."""
+    cy, sy = np.cos(0.5 * yaw), np.sin(0.5 * yaw)
+    cp, sp = np.cos(0.5 * pitch), np.sin(0.5 * pitch)
+    cr, sr = np.cos(0.5 * roll), np.sin(0.5 * roll)
+    out[row, col] = sr * cp * cy - cr * sp * sy
+    out[row, col + 1] = cr * sp * cy + sr * cp * sy
+    out[row, col + 2] = cr * cp * sy - sr * sp * cy
+    out[row, col + 3] = cr * cp * cy + sr * sp * sy
+
+
+@kernel
+def _vehicle_messages(odom_pose, odom_twist, pose, velocity, z, pitch, roll, vz, sec, nsec):
     """Field values (in ODOMETRY_FIELDS / TRANSFORM_FIELDS order) of each vehicle's odometry, odom->base_link
-    transform and ground truth: stamps, planar poses as yaw quaternions, body-frame twists."""
+    transform and ground truth: stamps, poses, body-frame twists.
+
+    The wheel odometry is planar (x, y, yaw, as MVSim integrates it); its pose also carries the height, pitch and
+    roll of the terrain under the vehicle (z [m], pitch, roll [rad]: all 0 on flat ground), as an odometry aided
+    by an IMU would, so that base_link sits on the ground in odom as in map. The ground truth is the full 3D pose;
+    its twist is the reference point's velocity (vx, vy, vz world) and yaw rate, rotated into the tilted body
+    frame."""
     count = pose.shape[0]
     odom = np.zeros((count, 15))
     tf = np.zeros((count, 9))
     truth = np.zeros((count, 15))
     for k in range(count):
-        qz, qw = np.sin(0.5 * odom_pose[k, 2]), np.cos(0.5 * odom_pose[k, 2])
         odom[k, 0], odom[k, 1], tf[k, 0], tf[k, 1], truth[k, 0], truth[k, 1] = sec, nsec, sec, nsec, sec, nsec
-        odom[k, 2], odom[k, 3], odom[k, 7], odom[k, 8] = odom_pose[k, 0], odom_pose[k, 1], qz, qw
+        odom[k, 2], odom[k, 3], odom[k, 4] = odom_pose[k, 0], odom_pose[k, 1], z[k]
+        _ypr_quaternion(odom_pose[k, 2], pitch[k], roll[k], odom, k, 5)
         odom[k, 9], odom[k, 14] = odom_twist[k, 0], odom_twist[k, 1]
-        tf[k, 2], tf[k, 3], tf[k, 7], tf[k, 8] = odom_pose[k, 0], odom_pose[k, 1], qz, qw
-        c, s = np.cos(pose[k, 2]), np.sin(pose[k, 2])
-        truth[k, 2], truth[k, 3] = pose[k, 0], pose[k, 1]
-        truth[k, 7], truth[k, 8] = np.sin(0.5 * pose[k, 2]), np.cos(0.5 * pose[k, 2])
-        truth[k, 9] = c * velocity[k, 0] + s * velocity[k, 1]
-        truth[k, 10] = -s * velocity[k, 0] + c * velocity[k, 1]
-        truth[k, 14] = velocity[k, 2]
+        for j in range(2, 9):
+            tf[k, j] = odom[k, j]
+        truth[k, 2], truth[k, 3], truth[k, 4] = pose[k, 0], pose[k, 1], z[k]
+        _ypr_quaternion(pose[k, 2], pitch[k], roll[k], truth, k, 5)
+        cy, sy = np.cos(pose[k, 2]), np.sin(pose[k, 2])
+        cp, sp = np.cos(pitch[k]), np.sin(pitch[k])
+        cr, sr = np.cos(roll[k]), np.sin(roll[k])
+        # R^T v with R = Rz Ry Rx: first undo the yaw, then the pitch, then the roll.
+        hx = cy * velocity[k, 0] + sy * velocity[k, 1]
+        hy = -sy * velocity[k, 0] + cy * velocity[k, 1]
+        hz = vz[k]
+        px, pz = cp * hx - sp * hz, sp * hx + cp * hz
+        truth[k, 9], truth[k, 10], truth[k, 11] = px, cr * hy + sr * pz, -sr * hy + cr * pz
+        w = velocity[k, 2]  # world yaw rate, (0, 0, w) in the body frame
+        truth[k, 12], truth[k, 13], truth[k, 14] = -sp * w, sr * cp * w, cr * cp * w
     return odom, tf, truth

@@ -19,7 +19,7 @@ from mvsim_ros.ros.qos import reliable
 from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar2d import Lidar2D
-from mvsim_ros.sensors.suite import host_frame, host_pose, topic_prefix
+from mvsim_ros.sensors.suite import host_frame, host_pose3, topic_prefix
 from mvsim_ros.world.specs import WorldSpec
 
 
@@ -82,9 +82,9 @@ class ScanPublisher:
                     if not updated:
                         self.scene.update(self.sim)
                         updated = True
-                    ranges = lidar.render_scan(self.scene, host_pose(self.sim, lidar.vehicle))
+                    ranges = lidar.render_scan(self.scene, host_pose3(self.sim, lidar.vehicle))
                 else:
-                    ranges = lidar.scan(self.sim.box2d.world, host_pose(self.sim, lidar.vehicle))
+                    ranges = lidar.scan(self.sim.box2d.world, host_pose3(self.sim, lidar.vehicle))
                 msg.header.stamp = sim_time_msg(now)
                 msg.ranges = array.array("f", ranges.astype(np.float32).tobytes())
                 pub.publish(msg)

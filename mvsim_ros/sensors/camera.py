@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mvsim_ros.schedule import Periodic
+from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.scene import SKY_COLOR, Scene
 from mvsim_ros.sensors.sensor_params import number, positive_period, sensor_node
 from mvsim_ros.world.specs import Pose3, SensorSpec
@@ -179,14 +180,13 @@ class Camera:
         return self.schedule.due(now)
 
     def world_from_optical(self, vehicle_pose) -> np.ndarray:
-        """4x4 pose of the optical frame in the world, with the host at planar pose (x, y, yaw)."""
-        x, y, yaw = vehicle_pose
-        c, s = math.cos(yaw), math.sin(yaw)
-        base = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
-        return base @ self._vehicle_from_optical
+        """4x4 pose of the optical frame in the world, with the host at pose (x, y, yaw) or
+        (x, y, z, yaw, pitch, roll) (see sensors/host_placement.py)."""
+        return host_matrix(vehicle_pose) @ self._vehicle_from_optical
 
     def capture(self, scene: Scene, vehicle_pose) -> CameraFrame:
-        """Render the images of this camera with its host at planar pose (x, y, yaw) (zeros for the world)."""
+        """Render the images of this camera with its host at pose (x, y, yaw) or (x, y, z, yaw, pitch, roll)
+        (zeros for the world)."""
         pose = self.world_from_optical(vehicle_pose)
         if self.rgb is not None and self.depth is not None and self.rgb == self.depth:
             frame = render(scene, self._targets, self.depth, pose)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.sensor_params import number, positive_period
 from mvsim_ros.schedule import Periodic
 from mvsim_ros.world.specs import SensorSpec
@@ -103,10 +104,10 @@ class Gnss:
         return self.schedule.due(now)
 
     def read(self, pose: np.ndarray) -> GnssFix:
-        """Sample at the host's pose (x, y, yaw) [m, m, rad] (zeros for the world)."""
-        c, s = math.cos(pose[2]), math.sin(pose[2])
+        """Sample at the host's pose (x, y, yaw) or (x, y, z, yaw, pitch, roll) [m, rad] (zeros for the world):
+        the antenna's position, its mount carried with the host's tilt."""
         p = self.spec.pose
-        x, y, z = pose[0] + c * p.x - s * p.y, pose[1] + s * p.x + c * p.y, p.z
+        x, y, z = (host_matrix(pose) @ np.array([p.x, p.y, p.z, 1.0]))[:3].tolist()
         variances = (self.horizontal_noise ** 2, self.horizontal_noise ** 2, self.vertical_noise ** 2)
         if any(region.contains(x, y, z) for region in self.no_coverage):
             return GnssFix(False, math.nan, math.nan, math.nan, variances)

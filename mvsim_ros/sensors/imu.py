@@ -1,9 +1,13 @@
 """IMU: angular velocity, specific force (acceleration minus gravity) and orientation of the sensor frame.
 
-On flat ground the vehicle moves in the plane: the sensor point at r (world frame, from the reference point)
-accelerates at a_ref + alpha x r - omega^2 r; the accelerometer reads that minus gravity, i.e. plus (0, 0, +g)
-at rest, expressed in the sensor frame (mounting rotation included); the gyroscope reads the body's yaw rate
-about world z, also in the sensor frame. Each axis gets white Gaussian noise (angular_velocity_std_noise
+The physics moves the vehicle in the horizontal plane (Box2D) and the terrain gives it a height, pitch and roll.
+The sensor point at r (horizontal offset from the reference point, world frame) accelerates horizontally at
+a_ref + alpha x r - omega^2 r; on terrain its vertical acceleration is that of the ground plane under the vehicle
+(a_z = -(n_x a_x + n_y a_y) / n_z with n the vehicle's up axis, exact on a plane). The accelerometer reads that
+minus gravity, i.e. plus (0, 0, +g) at rest, expressed in the sensor frame: the host's yaw, pitch and roll and the
+mounting rotation included, so at rest on a slope facing uphill it reads (g sin theta, 0, g cos theta). The
+gyroscope reads the body's yaw rate about world z in the sensor frame (the slow pitch and roll rates of driving
+over terrain are left out). Each axis gets white Gaussian noise (angular_velocity_std_noise
 [rad/s], linear_acceleration_std_noise [m/s^2]) plus a bias that random-walks
 (angular_velocity_bias_random_walk [rad/s/sqrt(s)], linear_acceleration_bias_random_walk [m/s^2/sqrt(s)]).
 """
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.sensor_params import number, positive_period
 from mvsim_ros.schedule import Periodic
 from mvsim_ros.world.specs import SensorSpec
@@ -55,14 +60,16 @@ class Imu:
         return self.schedule.due(now)
 
     def read(self, pose: np.ndarray, velocity: np.ndarray, acceleration: np.ndarray) -> ImuReading:
-        """Sample from the host's pose (x, y, yaw), velocity (vx, vy, omega) and acceleration
-        (ax, ay, alpha) of its reference point, world frame (all zeros for the world)."""
-        yaw, omega, alpha = pose[2], velocity[2], acceleration[2]
-        c, s = math.cos(yaw), math.sin(yaw)
-        rx, ry = c * self.spec.pose.x - s * self.spec.pose.y, s * self.spec.pose.x + c * self.spec.pose.y
-        accel_world = np.array([acceleration[0] - alpha * ry - omega * omega * rx,
-                                acceleration[1] + alpha * rx - omega * omega * ry, self.gravity])
-        body_to_world = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        """Sample from the host's pose (x, y, yaw) or (x, y, z, yaw, pitch, roll), velocity (vx, vy, omega) and
+        acceleration (ax, ay, alpha) of its reference point, world frame (all zeros for the world)."""
+        omega, alpha = velocity[2], acceleration[2]
+        body_to_world = host_matrix(pose)[:3, :3]
+        r = body_to_world @ np.array([self.spec.pose.x, self.spec.pose.y, 0.0])
+        rx, ry = r[0], r[1]
+        ax, ay = acceleration[0] - alpha * ry - omega * omega * rx, acceleration[1] + alpha * rx - omega * omega * ry
+        up = body_to_world[:, 2]
+        az = -(up[0] * ax + up[1] * ay) / up[2] if up[2] > 1e-6 else 0.0
+        accel_world = np.array([ax, ay, az + self.gravity])
         sensor_to_world = body_to_world @ self.mount
         world_to_sensor = sensor_to_world.T
         gyro = world_to_sensor @ np.array([0.0, 0.0, omega])

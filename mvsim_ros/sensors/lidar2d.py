@@ -28,6 +28,7 @@ import numpy as np
 
 from mvsim_ros.physics.bodies import BodyTag
 from mvsim_ros.schedule import Periodic
+from mvsim_ros.sensors.host_placement import host_matrix, matrix_pose6, pose6
 from mvsim_ros.world.specs import SensorSpec, WorldSpec
 from mvsim_ros.world.values import fail, parse_bool, parse_float
 from mvsim_ros.world.xml_tree import XmlNode
@@ -124,6 +125,9 @@ class Lidar2D:
         #: Measure on the GPU (`render_scan`); the publisher clears it when no OpenGL context can be made.
         self.raytrace_3d = self.params.raytrace_3d
         self._faces = None
+        #: 4x4 placement of the sensor on its host (host frame <- sensor frame).
+        mount = spec.pose
+        self._mount_matrix = host_matrix((mount.x, mount.y, mount.z, mount.yaw, mount.pitch, mount.roll))
         self._targets: dict = {}
         #: The latest scan (`scan` or `render_scan`), None before the first.
         self.latest: ScanSample | None = None
@@ -144,8 +148,9 @@ class Lidar2D:
         return self.schedule.due(now)
 
     def scan(self, box2d_world: Box2D.b2World, vehicle_pose: np.ndarray) -> np.ndarray:
-        """Ranges [m] of every beam (+inf: no return) from the sensor's current world pose."""
-        x, y, yaw = vehicle_pose
+        """Ranges [m] of every beam (+inf: no return) from the sensor's current world pose, ray cast on the Box2D
+        bodies in the horizontal plane (MVSim's 2D mode: the host's pitch and roll do not tilt the beams)."""
+        x, y, z, yaw = pose6(vehicle_pose)[:4]
         pose = self.spec.pose
         c, s = math.cos(yaw), math.sin(yaw)
         origin = (x + c * pose.x - s * pose.y, y + s * pose.x + c * pose.y)
@@ -164,7 +169,7 @@ class Lidar2D:
         if p.range_noise > 0:
             ranges = ranges + self.rng.normal(0.0, p.range_noise, ranges.size)
         ranges[(ranges < p.range_min) | (ranges > p.range_max)] = np.inf
-        self.latest = ScanSample(ranges, (origin[0], origin[1], pose.z, yaw + pose.yaw, 0.0, 0.0))
+        self.latest = ScanSample(ranges, (origin[0], origin[1], z + pose.z, yaw + pose.yaw, 0.0, 0.0))
         return ranges
 
     # --- GPU path (raytrace_3d) ---------------------------------------------------------------------------------
@@ -205,16 +210,15 @@ class Lidar2D:
 
     def render_scan(self, scene, vehicle_pose) -> np.ndarray:
         """Ranges [m] of every beam (+inf: no return) measured by rendering `scene` (a sensors.scene.Scene) on
-        the GPU from the sensor's current pose."""
+        the GPU from the sensor's current pose, the host at (x, y, yaw) or (x, y, z, yaw, pitch, roll): a lidar
+        tilted with its vehicle on a slope sees the ground where its beams reach it."""
         from mvsim_ros.sensors.camera import render
 
         if self._faces is None:
             self._faces = self._face_layout()
         intr, mats, centres, width = self._faces
         p = self.params
-        x, y, yaw = vehicle_pose
-        c, s = math.cos(yaw), math.sin(yaw)
-        base = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+        base = host_matrix(vehicle_pose)
         with self._hidden_bodies(scene):
             rows = np.stack([render(scene, self._targets, intr, base @ m, want_rgb=False).depth[1]
                              for m in mats]).astype(float)  # (faces, cols): the beam-plane row
@@ -237,9 +241,7 @@ class Lidar2D:
         if p.range_noise > 0:
             ranges = ranges + self.rng.normal(0.0, p.range_noise, ranges.size)
         ranges[~(ranges >= p.range_min) | (ranges > p.range_max)] = np.inf
-        mount = self.spec.pose
-        self.latest = ScanSample(ranges, (x + c * mount.x - s * mount.y, y + s * mount.x + c * mount.y, mount.z,
-                                          yaw + mount.yaw, mount.pitch, mount.roll))
+        self.latest = ScanSample(ranges, matrix_pose6(base @ self._mount_matrix))
         return ranges
 
 

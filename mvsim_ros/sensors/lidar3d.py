@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from mvsim_ros.schedule import Periodic
+from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.camera import BODY_TO_OPTICAL, Intrinsics, pose3_matrix, render
 from mvsim_ros.sensors.scene import Scene
 from mvsim_ros.sensors.sensor_params import number, positive_period, sensor_node
@@ -100,10 +101,9 @@ class Lidar3D:
         return self.schedule.due(now)
 
     def render_faces(self, scene: Scene, vehicle_pose) -> np.ndarray:
-        """(4, rows, cols) depth [m] of the four faces (+inf: nothing)."""
-        x, y, yaw = vehicle_pose
-        c, s = math.cos(yaw), math.sin(yaw)
-        base = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+        """(4, rows, cols) depth [m] of the four faces (+inf: nothing), the host at pose (x, y, yaw) or
+        (x, y, z, yaw, pitch, roll)."""
+        base = host_matrix(vehicle_pose)
         return np.stack([render(scene, self._targets, self.face, base @ m, want_rgb=False).depth
                          for m in self._vehicle_from_faces])
 
@@ -130,10 +130,7 @@ class Lidar3D:
             ranges = ranges + self.rng.normal(0.0, self.range_noise, ranges.size)
         ranges[~np.isfinite(ranges) | (ranges < self.range_min) | (ranges > self.range_max)] = np.nan
         ranges = ranges.reshape(self.rings, self.columns)
-        x, y, yaw = vehicle_pose
-        c, s = math.cos(yaw), math.sin(yaw)
-        host = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
-        self.latest = (ranges, host @ self._vehicle_from_sensor)
+        self.latest = (ranges, host_matrix(vehicle_pose) @ self._vehicle_from_sensor)
         return ranges
 
     def points(self, ranges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

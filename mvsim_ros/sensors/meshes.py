@@ -51,6 +51,46 @@ def prism(outline, zmin: float, zmax: float, color) -> np.ndarray:
     return with_color(rows, color)
 
 
+def _facet(a, b, c) -> list[tuple]:
+    """One triangle (counter-clockwise seen from outside) with its flat normal."""
+    a, b, c = (np.asarray(p, dtype=float) for p in (a, b, c))
+    n = np.cross(b - a, c - a)
+    n = n / (np.linalg.norm(n) or 1.0)
+    return [(*a, *n), (*b, *n), (*c, *n)]
+
+
+def ramp_mesh(lx: float, ly: float, lz: float, color) -> np.ndarray:
+    """A ramp block's wedge [m]: base x in [0, lx], y in [-ly/2, ly/2], top rising from z = 0 at x = 0 to lz at
+    x = lx (the surface the physics drives on, block_geometry.surface_height), closed by a vertical back face."""
+    h = 0.5 * ly
+    p0, p1, p2, p3 = (0.0, -h, 0.0), (lx, -h, 0.0), (lx, h, 0.0), (0.0, h, 0.0)
+    q1, q2 = (lx, -h, lz), (lx, h, lz)
+    rows = (_facet(p0, q1, q2) + _facet(p0, q2, p3)  # sloped top
+            + _facet(p0, p2, p1) + _facet(p0, p3, p2)  # bottom
+            + _facet(p1, q2, q1) + _facet(p1, p2, q2)  # back face at x = lx
+            + _facet(p0, p1, q1) + _facet(p3, q2, p2))  # triangular sides
+    return with_color(rows, color)
+
+
+def bump_mesh(lx: float, ly: float, lz: float, color, facets: int = 24) -> np.ndarray:
+    """A semi_cylinder_bump block [m]: half an elliptic cylinder along x in [-lx/2, lx/2], its cross-section
+    z = lz sqrt(1 - (2y/ly)^2) over y in [-ly/2, ly/2] (block_geometry.surface_height), with a flat bottom."""
+    x0, x1 = -0.5 * lx, 0.5 * lx
+    angles = np.linspace(0.0, math.pi, facets + 1)
+    arc = [(0.5 * ly * math.cos(a), lz * math.sin(a)) for a in angles]  # from y = +ly/2 over the top to -ly/2
+    rows = []
+    for (ya, za), (yb, zb) in zip(arc[:-1], arc[1:]):
+        na, nb = (2.0 * ya / ly ** 2 * 4.0, 2.0 * za / lz ** 2), (2.0 * yb / ly ** 2 * 4.0, 2.0 * zb / lz ** 2)
+        na, nb = (np.array([0.0, *v]) / (np.hypot(*v) or 1.0) for v in (na, nb))  # smooth normals of the ellipse
+        a0, a1, b0, b1 = (x0, ya, za), (x1, ya, za), (x0, yb, zb), (x1, yb, zb)
+        rows += [(*a0, *na), (*b1, *nb), (*a1, *na), (*a0, *na), (*b0, *nb), (*b1, *nb)]
+        rows += _facet((x1, 0.0, 0.0), (x1, ya, za), (x1, yb, zb))  # end caps, fanned from the axis
+        rows += _facet((x0, 0.0, 0.0), (x0, yb, zb), (x0, ya, za))
+    h = 0.5 * ly
+    rows += _facet((x0, -h, 0.0), (x1, h, 0.0), (x1, -h, 0.0)) + _facet((x0, -h, 0.0), (x0, h, 0.0), (x1, h, 0.0))
+    return with_color(rows, color)
+
+
 def double_sided_rectangle(x0: float, x1: float, y0: float, y1: float, z: float, color) -> np.ndarray:
     """A horizontal rectangle [x0, x1] x [y0, y1] at height z [m], facing up and down."""
     up = [(x0, y0, z, 0, 0, 1), (x1, y0, z, 0, 0, 1), (x1, y1, z, 0, 0, 1),

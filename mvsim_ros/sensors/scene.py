@@ -134,7 +134,9 @@ class Scene:
     def update(self, sim) -> None:
         """Take the current poses of vehicles (articulated front units too), blocks and actors from a Simulation,
         and move animated planes to where their keyframes are at its time."""
-        self.vehicle_poses = np.asarray(sim.body_pose, dtype=float)
+        terrain = getattr(sim, "terrain", None)
+        on_terrain = terrain is not None and terrain.active
+        self.vehicle_poses = sim.body_pose3 if on_terrain else np.asarray(sim.body_pose, dtype=float)
         self.block_poses = sim.block_poses3()
         self.actor_poses = np.asarray(sim.actor_poses, dtype=float)
         for k, track in enumerate(self._plane_tracks):

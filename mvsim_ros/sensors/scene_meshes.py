@@ -24,9 +24,11 @@ import numpy as np
 from mvsim_ros.physics.polygons import merge_occupied_cells
 from mvsim_ros.sensors.meshes import (
     actor_placeholder_mesh,
+    bump_mesh,
     double_sided_rectangle,
     parse_rgb,
     prism,
+    ramp_mesh,
     vertical_plane_mesh,
 )
 from mvsim_ros.world.elements import ElevationMapSpec, HorizontalPlaneSpec, VerticalPlaneSpec
@@ -202,7 +204,7 @@ class SceneMeshes:
                   for e in horizontal_planes(world)]
         actors = [_actor(actor, world, note) for actor in world.actors]
         blocks = [_body(block.visual, base_dir(block, world), block.shape, block.zmin, block.zmax, block.color,
-                        f"block '{block.name}'", note) for block in world.blocks]
+                        f"block '{block.name}'", note, block.geometry) for block in world.blocks]
         vehicles = [_body(v.visual, base_dir(v, world), v.chassis.shape, v.chassis.zmin, v.chassis.zmax,
                           v.chassis.color, f"vehicle '{v.name}'", note) for v in world.vehicles]
         units = [v for v in world.vehicles if v.articulation is not None]
@@ -230,12 +232,18 @@ class SceneMeshes:
 
 
 def _body(visual, folder: Path, shape, zmin: float, zmax: float, color: str, what: str,
-          note) -> tuple[np.ndarray, bool]:
-    """A block's or vehicle's mesh (its visual model, else the prism of its outline) and whether it is a model."""
+          note, geometry=None) -> tuple[np.ndarray, bool]:
+    """A block's or vehicle's mesh (its visual model, else its shape: a ramp's wedge, a bump's half cylinder — the
+    surfaces the terrain physics drives on — or the prism of its outline) and whether it is a model."""
     rgb = parse_rgb(color)
     mesh = model_mesh(visual, folder, rgb, lambda message: note(f"{what}: {message}"))
     if mesh is not None:
         return mesh, True
+    kind = getattr(geometry, "kind", "")
+    if kind == "ramp":
+        return ramp_mesh(geometry.params["lx"], geometry.params["ly"], geometry.params["lz"], rgb), False
+    if kind == "semi_cylinder_bump":
+        return bump_mesh(geometry.params["lx"], geometry.params["ly"], geometry.params["lz"], rgb), False
     return prism(shape, zmin, zmax, rgb), False
 
 

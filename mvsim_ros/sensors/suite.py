@@ -2,8 +2,8 @@
 
 Every sensor has a host: the index of the vehicle it rides on, or WORLD_HOST for a `<sensor>` placed directly
 under `<mvsim_world>`. The world is a fixed, motionless frame (`map`), so a world sensor's pose is absolute. Code
-that needs a sensor's host goes through `host_pose`, `host_motion`, `topic_prefix` and `host_frame`: never index a
-per-vehicle list with a host directly (WORLD_HOST = -1 would silently pick the last vehicle).
+that needs a sensor's host goes through `host_pose`, `host_pose3`, `host_motion`, `topic_prefix` and `host_frame`:
+never index a per-vehicle list with a host directly (WORLD_HOST = -1 would silently pick the last vehicle).
 """
 
 from __future__ import annotations
@@ -45,6 +45,16 @@ def host_pose(sim, host: int) -> np.ndarray:
     if is_world(host):
         return np.zeros(3)
     return sim.pose[_vehicle_index(host)]
+
+
+def host_pose3(sim, host: int) -> np.ndarray:
+    """3D pose (x, y, z [m], yaw, pitch, roll [rad]) of a sensor's host in the world: the vehicle's current pose in
+    `sim` on the terrain under its wheels (z = pitch = roll = 0 on flat ground), or zeros for the world."""
+    if is_world(host):
+        return np.zeros(6)
+    k = _vehicle_index(host)
+    x, y, yaw = sim.pose[k]
+    return np.array([x, y, sim.vehicle_z[k], yaw, sim.vehicle_pitch[k], sim.vehicle_roll[k]])
 
 
 def host_motion(sim, host: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ import logging
 from typing import Callable
 
 from mvsim_ros.sensors.gl_context import GlUnavailable
-from mvsim_ros.sensors.suite import host_pose
+from mvsim_ros.sensors.suite import host_pose3
 
 LOG = logging.getLogger("mvsim_ros.viewer")
 
@@ -57,9 +57,9 @@ class SensorRunner:
                     if not updated:
                         self.scene.update(sim)
                         updated = True
-                    lidar.render_scan(self.scene, host_pose(sim, lidar.vehicle))
+                    lidar.render_scan(self.scene, host_pose3(sim, lidar.vehicle))
                 else:
-                    lidar.scan(sim.box2d.world, host_pose(sim, lidar.vehicle))
+                    lidar.scan(sim.box2d.world, host_pose3(sim, lidar.vehicle))
         lidars3d = [lidar for lidar in self.lidars3d if lidar.due(now)]
         cameras = [cam for cam in self.cameras if cam.due(now)]
         if not lidars3d and not cameras:
@@ -67,6 +67,6 @@ class SensorRunner:
         if not updated:
             self.scene.update(sim)
         for lidar in lidars3d:
-            lidar.scan(self.scene, host_pose(sim, lidar.vehicle))
+            lidar.scan(self.scene, host_pose3(sim, lidar.vehicle))
         for cam in cameras:
-            cam.capture(self.scene, host_pose(sim, cam.vehicle))
+            cam.capture(self.scene, host_pose3(sim, cam.vehicle))

@@ -29,6 +29,50 @@ PARAM_NAMES = ("mu", "C_damping", "C_rr")
 
 
 @kernel
+def default_friction_held(
+    v_x: np.ndarray,
+    v_y: np.ndarray,
+    omega: np.ndarray,
+    torque_const: np.ndarray,
+    torque_slope: np.ndarray,
+    normal_force: np.ndarray,
+    slope_x: np.ndarray,
+    slope_y: np.ndarray,
+    radius: np.ndarray,
+    inertia_yy: np.ndarray,
+    wheel_mass: np.ndarray,
+    params: np.ndarray,
+    gravity: float,
+    dt: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """default_friction, plus the slope force the contact patch holds: (F_x, F_y, omega_new, F_hold) with F_hold
+    [N] the part of F_x that holds the wheel against slope_x (-clamp(slope_x, +-(F_max - |F_trac|))), which the
+    wheel's drivetrain carries (R F_hold of torque) and which stays out of the spin balance."""
+    mu, c_damping, c_rr = params[:, 0], params[:, 1], params[:, 2]
+    partial_mass = normal_force / gravity + wheel_mass
+    max_force = mu * partial_mass * gravity
+
+    lateral = np.minimum(np.maximum(-v_y * partial_mass / dt - slope_y, -max_force), max_force)
+
+    rolling_torque = c_rr * normal_force * radius * np.tanh(100.0 * omega)
+    net_torque = torque_const - c_damping * omega - rolling_torque  # all but the implicit motor term
+    omega_rolling = v_x / radius
+    alpha_no_slip = (omega_rolling - omega) / dt
+    longitudinal_wanted = (net_torque - torque_slope * omega_rolling - inertia_yy * alpha_no_slip) / radius
+    longitudinal = np.minimum(np.maximum(longitudinal_wanted, -max_force), max_force)
+
+    # Torque balance I (omega_new - omega) / dt = net_torque - slope * omega_new - R F_x, solved for omega_new;
+    # where the force is not clamped this gives omega_rolling exactly.
+    inertia_rate = inertia_yy / dt
+    omega_new = (inertia_rate * omega + net_torque - radius * longitudinal) / (inertia_rate + torque_slope)
+
+    # Slope gravity on the contact patch, within the capacity traction leaves (not part of the spin balance).
+    remaining = max_force - np.abs(longitudinal)
+    held = -np.minimum(np.maximum(slope_x, -remaining), remaining)
+    return longitudinal + held, lateral, omega_new, held
+
+
+@kernel
 def default_friction(
     v_x: np.ndarray,
     v_y: np.ndarray,
@@ -73,25 +117,7 @@ def default_friction(
     Rolling resistance is the shaft torque T_rr = C_rr * F_z * R * tanh(100 * omega). With zero slope forces
     the results are those of the flat-ground model exactly.
     """
-    mu, c_damping, c_rr = params[:, 0], params[:, 1], params[:, 2]
-    partial_mass = normal_force / gravity + wheel_mass
-    max_force = mu * partial_mass * gravity
-
-    lateral = np.minimum(np.maximum(-v_y * partial_mass / dt - slope_y, -max_force), max_force)
-
-    rolling_torque = c_rr * normal_force * radius * np.tanh(100.0 * omega)
-    net_torque = torque_const - c_damping * omega - rolling_torque  # all but the implicit motor term
-    omega_rolling = v_x / radius
-    alpha_no_slip = (omega_rolling - omega) / dt
-    longitudinal_wanted = (net_torque - torque_slope * omega_rolling - inertia_yy * alpha_no_slip) / radius
-    longitudinal = np.minimum(np.maximum(longitudinal_wanted, -max_force), max_force)
-
-    # Torque balance I (omega_new - omega) / dt = net_torque - slope * omega_new - R F_x, solved for omega_new;
-    # where the force is not clamped this gives omega_rolling exactly.
-    inertia_rate = inertia_yy / dt
-    omega_new = (inertia_rate * omega + net_torque - radius * longitudinal) / (inertia_rate + torque_slope)
-
-    # Slope gravity on the contact patch, within the capacity traction leaves (not part of the spin balance).
-    remaining = max_force - np.abs(longitudinal)
-    longitudinal = longitudinal - np.minimum(np.maximum(slope_x, -remaining), remaining)
-    return longitudinal, lateral, omega_new
+    force_x, force_y, omega_new, _ = default_friction_held(v_x, v_y, omega, torque_const, torque_slope, normal_force,
+                                                           slope_x, slope_y, radius, inertia_yy, wheel_mass, params,
+                                                           gravity, dt)
+    return force_x, force_y, omega_new

@@ -82,6 +82,56 @@ def ellipse_bounds(alpha_abs: float, s: float, load: float, c_alpha: float, alph
 
 
 @kernel
+def ellipse_friction_held(
+    v_x: np.ndarray,
+    v_y: np.ndarray,
+    omega: np.ndarray,
+    torque_const: np.ndarray,
+    torque_slope: np.ndarray,
+    normal_force: np.ndarray,
+    slope_x: np.ndarray,
+    slope_y: np.ndarray,
+    radius: np.ndarray,
+    inertia_yy: np.ndarray,
+    wheel_mass: np.ndarray,
+    params: np.ndarray,
+    gravity: float,
+    dt: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """ellipse_friction, plus the slope force the contact patch holds: (F_x, F_y, omega_new, F_hold), F_hold [N] being
+    the part of F_x that holds the wheel against slope_x, carried by the wheel's drivetrain (R F_hold of torque)
+    and kept out of the spin balance."""
+    count = v_x.shape[0]
+    force_x = np.empty(count)
+    force_y = np.empty(count)
+    omega_new = np.empty(count)
+    held = np.empty(count)
+    for i in range(count):
+        c_damping, c_rr = params[i, 0], params[i, 1]
+        r = radius[i]
+        partial_mass = normal_force[i] / gravity + wheel_mass[i]
+        alpha_abs = slip_angle_magnitude(v_x[i], v_y[i])
+        s = slip_ratio(v_x[i], omega[i], r)
+        max_x, max_y = ellipse_bounds(alpha_abs, s, partial_mass * gravity, params[i, 2], params[i, 3],
+                                      params[i, 4], params[i, 5], params[i, 6], params[i, 7])
+
+        lateral = -v_y[i] * partial_mass / dt - slope_y[i]
+        force_y[i] = min(max(lateral, -max_y), max_y)
+
+        rolling_torque = c_rr * normal_force[i] * r * math.tanh(100.0 * omega[i])
+        net_torque = torque_const[i] - c_damping * omega[i] - rolling_torque
+        omega_rolling = v_x[i] / r
+        wanted = (net_torque - torque_slope[i] * omega_rolling - inertia_yy[i] * (omega_rolling - omega[i]) / dt) / r
+        longitudinal = min(max(wanted, -max_x), max_x)
+        inertia_rate = inertia_yy[i] / dt
+        omega_new[i] = (inertia_rate * omega[i] + net_torque - r * longitudinal) / (inertia_rate + torque_slope[i])
+        remaining = max_x - abs(longitudinal)
+        held[i] = -min(max(slope_x[i], -remaining), remaining)
+        force_x[i] = longitudinal + held[i]
+    return force_x, force_y, omega_new, held
+
+
+@kernel
 def ellipse_friction(
     v_x: np.ndarray,
     v_y: np.ndarray,
@@ -105,29 +155,7 @@ def ellipse_friction(
     Slips are taken from the state at the start of the step (as MVSim); see the module docstring for the formulas.
     |F_y| <= |F_y^max| and |F_x| <= |F_x^max| always.
     """
-    count = v_x.shape[0]
-    force_x = np.empty(count)
-    force_y = np.empty(count)
-    omega_new = np.empty(count)
-    for i in range(count):
-        c_damping, c_rr = params[i, 0], params[i, 1]
-        r = radius[i]
-        partial_mass = normal_force[i] / gravity + wheel_mass[i]
-        alpha_abs = slip_angle_magnitude(v_x[i], v_y[i])
-        s = slip_ratio(v_x[i], omega[i], r)
-        max_x, max_y = ellipse_bounds(alpha_abs, s, partial_mass * gravity, params[i, 2], params[i, 3],
-                                      params[i, 4], params[i, 5], params[i, 6], params[i, 7])
-
-        lateral = -v_y[i] * partial_mass / dt - slope_y[i]
-        force_y[i] = min(max(lateral, -max_y), max_y)
-
-        rolling_torque = c_rr * normal_force[i] * r * math.tanh(100.0 * omega[i])
-        net_torque = torque_const[i] - c_damping * omega[i] - rolling_torque
-        omega_rolling = v_x[i] / r
-        wanted = (net_torque - torque_slope[i] * omega_rolling - inertia_yy[i] * (omega_rolling - omega[i]) / dt) / r
-        longitudinal = min(max(wanted, -max_x), max_x)
-        inertia_rate = inertia_yy[i] / dt
-        omega_new[i] = (inertia_rate * omega[i] + net_torque - r * longitudinal) / (inertia_rate + torque_slope[i])
-        remaining = max_x - abs(longitudinal)
-        force_x[i] = longitudinal - min(max(slope_x[i], -remaining), remaining)
+    force_x, force_y, omega_new, _ = ellipse_friction_held(v_x, v_y, omega, torque_const, torque_slope,
+                                                           normal_force, slope_x, slope_y, radius, inertia_yy,
+                                                           wheel_mass, params, gravity, dt)
     return force_x, force_y, omega_new

@@ -81,7 +81,7 @@ def magic_formula(x: float, b: float, c: float, d: float, e: float) -> tuple[flo
 
 
 @kernel
-def pacejka_friction(
+def pacejka_friction_held(
     v_x: np.ndarray,
     v_y: np.ndarray,
     omega: np.ndarray,
@@ -96,18 +96,15 @@ def pacejka_friction(
     params: np.ndarray,
     gravity: float,
     dt: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ground force on each wheel (wheel frame) [N] and its new spin rate [rad/s]; arguments as default_friction.
-
-    params: (n, 10) per-wheel columns PARAM_NAMES: Bx, Cx, Dx, Ex (longitudinal magic-formula coefficients),
-    By, Cy, Dy, Ey (lateral), C_damping [N m s/rad], C_rr [-] (rolling-resistance torque
-    T_rr = C_rr F_z R tanh(100 omega), as the default model). See the module docstring for the scheme.
-    Always (F_x / (N Dx))^2 + (F_y / (N Dy))^2 <= 1 with N = F_z + m_wheel g.
-    """
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """pacejka_friction, plus the slope force the contact patch holds: (F_x, F_y, omega_new, F_hold), F_hold [N] being
+    the part of F_x that holds the wheel against slope_x, carried by the wheel's drivetrain (R F_hold of torque)
+    and kept out of the spin balance."""
     count = v_x.shape[0]
     force_x = np.empty(count)
     force_y = np.empty(count)
     omega_new = np.empty(count)
+    held = np.empty(count)
     for i in range(count):
         r, w = radius[i], omega[i]
         partial_mass = normal_force[i] / gravity + wheel_mass[i]
@@ -163,6 +160,37 @@ def pacejka_friction(
             usage += (total_y / cap_y) ** 2
         scale = 1.0 / math.sqrt(usage) if usage > 1.0 else 1.0
         force_x[i] = total_x * scale
+        held[i] = force_x[i] - fx * scale
         force_y[i] = total_y * scale
         omega_new[i] = (inertia_rate * w + net_torque - r * fx * scale) / spin_rate
+    return force_x, force_y, omega_new, held
+
+
+@kernel
+def pacejka_friction(
+    v_x: np.ndarray,
+    v_y: np.ndarray,
+    omega: np.ndarray,
+    torque_const: np.ndarray,
+    torque_slope: np.ndarray,
+    normal_force: np.ndarray,
+    slope_x: np.ndarray,
+    slope_y: np.ndarray,
+    radius: np.ndarray,
+    inertia_yy: np.ndarray,
+    wheel_mass: np.ndarray,
+    params: np.ndarray,
+    gravity: float,
+    dt: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ground force on each wheel (wheel frame) [N] and its new spin rate [rad/s]; arguments as default_friction.
+
+    params: (n, 10) per-wheel columns PARAM_NAMES: Bx, Cx, Dx, Ex (longitudinal magic-formula coefficients),
+    By, Cy, Dy, Ey (lateral), C_damping [N m s/rad], C_rr [-] (rolling-resistance torque
+    T_rr = C_rr F_z R tanh(100 omega), as the default model). See the module docstring for the scheme.
+    Always (F_x / (N Dx))^2 + (F_y / (N Dy))^2 <= 1 with N = F_z + m_wheel g.
+    """
+    force_x, force_y, omega_new, _ = pacejka_friction_held(v_x, v_y, omega, torque_const, torque_slope,
+                                                           normal_force, slope_x, slope_y, radius, inertia_yy,
+                                                           wheel_mass, params, gravity, dt)
     return force_x, force_y, omega_new

@@ -45,6 +45,54 @@ def rolling_resistance_force(v_x: float, load: float, a_roll: float, r1: float, 
 
 
 @kernel
+def ward_iagnemma_friction_held(
+    v_x: np.ndarray,
+    v_y: np.ndarray,
+    omega: np.ndarray,
+    torque_const: np.ndarray,
+    torque_slope: np.ndarray,
+    normal_force: np.ndarray,
+    slope_x: np.ndarray,
+    slope_y: np.ndarray,
+    radius: np.ndarray,
+    inertia_yy: np.ndarray,
+    wheel_mass: np.ndarray,
+    params: np.ndarray,
+    gravity: float,
+    dt: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """ward_iagnemma_friction, plus the slope force the contact patch holds: (F_x, F_y, omega_new, F_hold),
+    F_hold [N] being the part of F_x that holds the wheel against slope_x, carried by the wheel's drivetrain
+    (R F_hold of torque) and kept out of the spin balance."""
+    count = v_x.shape[0]
+    force_x = np.empty(count)
+    force_y = np.empty(count)
+    omega_new = np.empty(count)
+    held = np.empty(count)
+    for i in range(count):
+        mu, c_damping, a_roll, r1, r2, c_rr = (params[i, 0], params[i, 1], params[i, 2], params[i, 3],
+                                               params[i, 4], params[i, 5])
+        r = radius[i]
+        partial_mass = normal_force[i] / gravity + wheel_mass[i]
+        max_force = mu * partial_mass * gravity
+        lateral = -v_y[i] * partial_mass / dt - slope_y[i]
+        force_y[i] = min(max(lateral, -max_force), max_force)
+
+        f_rr = rolling_resistance_force(v_x[i], partial_mass * gravity, a_roll, r1, r2)
+        rolling_torque = c_rr * normal_force[i] * r * math.tanh(100.0 * omega[i])
+        net_torque = torque_const[i] - c_damping * omega[i] - rolling_torque + r * f_rr
+        omega_rolling = v_x[i] / r
+        wanted = (net_torque - torque_slope[i] * omega_rolling - inertia_yy[i] * (omega_rolling - omega[i]) / dt) / r
+        longitudinal = min(max(wanted, -max_force), max_force)
+        inertia_rate = inertia_yy[i] / dt
+        omega_new[i] = (inertia_rate * omega[i] + net_torque - r * longitudinal) / (inertia_rate + torque_slope[i])
+        remaining = max_force - abs(longitudinal)
+        held[i] = -min(max(slope_x[i], -remaining), remaining)
+        force_x[i] = longitudinal + held[i]
+    return force_x, force_y, omega_new, held
+
+
+@kernel
 def ward_iagnemma_friction(
     v_x: np.ndarray,
     v_y: np.ndarray,
@@ -74,27 +122,7 @@ def ward_iagnemma_friction(
       omega_new = (I_yy omega / dt + net - R F_x) / a                        (torque balance, implicit in tau)
       F_x -= clamp(slope_x, +-(F_max - |F_x|))                               (slope, after the spin update)
     """
-    count = v_x.shape[0]
-    force_x = np.empty(count)
-    force_y = np.empty(count)
-    omega_new = np.empty(count)
-    for i in range(count):
-        mu, c_damping, a_roll, r1, r2, c_rr = (params[i, 0], params[i, 1], params[i, 2], params[i, 3],
-                                               params[i, 4], params[i, 5])
-        r = radius[i]
-        partial_mass = normal_force[i] / gravity + wheel_mass[i]
-        max_force = mu * partial_mass * gravity
-        lateral = -v_y[i] * partial_mass / dt - slope_y[i]
-        force_y[i] = min(max(lateral, -max_force), max_force)
-
-        f_rr = rolling_resistance_force(v_x[i], partial_mass * gravity, a_roll, r1, r2)
-        rolling_torque = c_rr * normal_force[i] * r * math.tanh(100.0 * omega[i])
-        net_torque = torque_const[i] - c_damping * omega[i] - rolling_torque + r * f_rr
-        omega_rolling = v_x[i] / r
-        wanted = (net_torque - torque_slope[i] * omega_rolling - inertia_yy[i] * (omega_rolling - omega[i]) / dt) / r
-        longitudinal = min(max(wanted, -max_force), max_force)
-        inertia_rate = inertia_yy[i] / dt
-        omega_new[i] = (inertia_rate * omega[i] + net_torque - r * longitudinal) / (inertia_rate + torque_slope[i])
-        remaining = max_force - abs(longitudinal)
-        force_x[i] = longitudinal - min(max(slope_x[i], -remaining), remaining)
+    force_x, force_y, omega_new, _ = ward_iagnemma_friction_held(v_x, v_y, omega, torque_const, torque_slope,
+                                                                 normal_force, slope_x, slope_y, radius, inertia_yy,
+                                                                 wheel_mass, params, gravity, dt)
     return force_x, force_y, omega_new
