@@ -4,6 +4,7 @@
     python -m mvsim_ros.bench --kind differential --robots 1 5 --seconds 5 --no-ros
     python -m mvsim_ros.bench --viewer         # what the browser viewer costs one robot (a page connected)
     python -m mvsim_ros.bench --terrain        # what the terrain under the wheels costs 50 robots on hills
+    python -m mvsim_ros.bench --node           # the node's real-time factor from /clock on worlds/bench/
 
 Cases: differential robots (twist_pid, default friction) 1/10/50, with and without ROS; Ackermann cars
 (twist_front_steer_pid, default friction) 1/10/50; 10 ackermann_drivetrain cars with a torsen_4wd drivetrain
@@ -299,10 +300,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--terrain", action="store_true",
                         help="only the terrain case: vehicles (--robots, default 50) on hills and on flat ground side "
                              "by side, cost in %% of the flat real-time factor")
+    parser.add_argument("--node", action="store_true",
+                        help="only the node benchmark: the node's real-time factor from /clock on worlds/bench/ "
+                             "(median of --repeat runs of --seconds) beside the physics alone")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs per case; the best is reported (least disturbed by other load)")
     args = parser.parse_args(argv)
     os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
+    if args.node:
+        from mvsim_ros.bench_node import ROWS, run_table
+
+        rows = [r for r in ROWS if (args.kind is None or r.kind == args.kind)
+                and (args.robots is None or r.robots in args.robots)]
+        run_table(args.seconds, args.repeat, rows)
+        return 0
     if args.viewer:
         from mvsim_ros.viewer.bench_viewer import measure_viewer
 

@@ -11,9 +11,9 @@ import os
 import time
 
 from rclpy.clock import Clock, ClockType
-from rclpy.node import Node
 
 from mvsim_ros.physics import Simulation
+from mvsim_ros.ros.lean_events import LeanEventsNode
 from mvsim_ros.ros.log_services import LogServices
 from mvsim_ros.ros.parameters import declare_and_read, load_limits
 from mvsim_ros.ros.map_publisher import MapPublisher
@@ -30,7 +30,7 @@ from mvsim_ros.world import WorldFileError, load_world
 MAX_CATCH_UP_S = 0.25
 
 
-class MvsimNode(Node):
+class MvsimNode(LeanEventsNode):
     """ROS 2 node around a Simulation.
 
     Parameters: the table in ros/parameters.py (world_file, realtime_factor, publication rates, ...), checked at
