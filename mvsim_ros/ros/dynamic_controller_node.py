@@ -29,20 +29,16 @@ from typing import Any
 
 from mvsim_ros.ros.parameters import ParamSpec
 from mvsim_ros.ros.tracking_nodes import (
+    CarControllerNode,
     OdometrySample,
-    RuntimeParameters,
-    Throttled,
-    float32_within,
     load_world_file,
     non_negative_number,
-    odometry_qos,
     positive_number,
     run_node,
     steering_limit,
 )
 from mvsim_ros.tracking.bicycle import BicycleParameters
 from mvsim_ros.tracking.dynamic_controller import DynamicCommand, DynamicController
-from mvsim_ros.tracking.guard import CommandGuard
 from mvsim_ros.tracking.vehicle_parameters import vehicle_geometry
 
 #: Defaults: the seed's car of worlds/seed002_car.world.xml on dry tyres (what vehicle_geometry reads from it).
@@ -75,49 +71,22 @@ def controller_from(values: dict[str, Any]) -> tuple[DynamicController, float]:
     return DynamicController(params, values["epsilon"], values["min_speed"]), values["cog_offset"]
 
 
-class DynamicControllerNode:
+class DynamicControllerNode(CarControllerNode):
     """Builds and owns the rclpy node (see the module docstring); `node` is the rclpy Node (node_options: passed
     to it, e.g. context=)."""
 
+    PARAMETERS = PARAMETERS
+
     def __init__(self, name: str = "car_dynamic_controller", **node_options) -> None:
-        from ackermann_msgs.msg import AckermannDriveStamped
-        from geometry_msgs.msg import Vector3Stamped
-        from nav_msgs.msg import Odometry
-        from rclpy.node import Node
+        self.controller: DynamicController | None = None
+        self.cog_offset = 0.0
+        super().__init__(name, DynamicCommand(0.0, 0.0, 0.0, 0.0), **node_options)
 
-        from mvsim_ros.ros.qos import COMMAND_QOS, reliable
+    def build(self, values: dict[str, Any]) -> tuple[DynamicController, float]:
+        return controller_from(values)
 
-        self.node = node = Node(name, **node_options)
-        self._warn = Throttled(node)
-        self.odometry: OdometrySample | None = None
-        self._candidate: tuple[DynamicController, float] | None = None
-        self.params = RuntimeParameters(node, PARAMETERS, self._validate, self._apply)
-        self.controller, self.cog_offset = self._candidate
-        self.guard: CommandGuard[DynamicCommand] = CommandGuard(DynamicCommand(0.0, 0.0, 0.0, 0.0))
-        self.ackermann_cmd = node.create_publisher(AckermannDriveStamped, "ackermann_cmd", COMMAND_QOS)
-        node.create_subscription(Odometry, "odom", self._on_odom, odometry_qos())
-        node.create_subscription(Vector3Stamped, "virtual_velocities", self._on_velocity, reliable(10))
-        self._log_controller()
-
-    def _validate(self, values: dict[str, Any]) -> None:
-        self._candidate = controller_from(values)
-
-    def _apply(self, values: dict[str, Any], changed: set[str]) -> None:
-        self.controller, self.cog_offset = self._candidate
-        self._log_controller()
-
-    def _log_controller(self) -> None:
-        p = self.controller.params
-        self.node.get_logger().info(
-            f"M = {p.mass:.4g} kg, a = {p.a:.4g} m, b = {p.b:.4g} m, C_f = {p.cf:.4g} N/rad, C_r = {p.cr:.4g} N/rad, "
-            f"epsilon = {self.controller.epsilon:.4g} m, centre of gravity {self.cog_offset:.4g} m ahead of odom")
-
-    def _on_odom(self, msg) -> None:
-        sample = OdometrySample.from_message(msg)
-        if sample.finite():
-            self.odometry = sample
-        else:
-            self._warn.warn("odom", "ignoring an odometry message with non-finite values")
+    def adopt(self, built: tuple[DynamicController, float]) -> None:
+        self.controller, self.cog_offset = built
 
     def side_slip(self) -> float:
         """Side-slip angle at the centre of gravity [rad] from the latest odometry (0 at rest)."""
@@ -125,27 +94,17 @@ class DynamicControllerNode:
         lateral = o.vy + self.cog_offset * o.r
         return math.atan2(lateral, o.vx) if (o.vx or lateral) else 0.0
 
-    def _on_velocity(self, msg) -> None:
-        if self.odometry is None:
-            self._warn.warn("no odom", "desired velocity received before any odometry: no command sent")
-            return
-        o = self.odometry
-        command = self.controller.command(msg.vector.x, msg.vector.y, o.yaw, o.r, self.side_slip())
-        command, warning = self.guard.accept(command)
-        if warning:
-            self._warn.warn("nan", warning)
-        self.publish(command)
+    def compute(self, vx: float, vy: float, odometry: OdometrySample) -> DynamicCommand:
+        return self.controller.command(vx, vy, odometry.yaw, odometry.r, self.side_slip())
 
-    def publish(self, command: DynamicCommand) -> None:
-        """Send one AckermannDriveStamped (longitudinal speed, steering angle) stamped with the node clock."""
-        from ackermann_msgs.msg import AckermannDriveStamped
+    def drive_of(self, command: DynamicCommand) -> tuple[float, float]:
+        return command.longitudinal_speed, command.steering_angle
 
-        msg = AckermannDriveStamped()
-        msg.header.stamp = self.node.get_clock().now().to_msg()
-        msg.header.frame_id = self.odometry.child_frame_id if self.odometry is not None else ""
-        msg.drive.speed = float(command.longitudinal_speed)
-        msg.drive.steering_angle = float32_within(command.steering_angle)
-        self.ackermann_cmd.publish(msg)
+    def describe(self) -> str:
+        p = self.controller.params
+        return (f"M = {p.mass:.4g} kg, a = {p.a:.4g} m, b = {p.b:.4g} m, C_f = {p.cf:.4g} N/rad, "
+                f"C_r = {p.cr:.4g} N/rad, epsilon = {self.controller.epsilon:.4g} m, centre of gravity "
+                f"{self.cog_offset:.4g} m ahead of odom")
 
 
 def main(args: list[str] | None = None) -> int:

@@ -24,17 +24,13 @@ from typing import Any
 
 from mvsim_ros.ros.parameters import ParamSpec
 from mvsim_ros.ros.tracking_nodes import (
+    CarControllerNode,
     OdometrySample,
-    RuntimeParameters,
-    Throttled,
-    float32_within,
     load_world_file,
-    odometry_qos,
     positive_number,
     run_node,
     steering_limit,
 )
-from mvsim_ros.tracking.guard import CommandGuard
 from mvsim_ros.tracking.kinematic_controller import KinematicCommand, KinematicController
 from mvsim_ros.tracking.vehicle_parameters import steering_geometry
 
@@ -60,69 +56,31 @@ def controller_from(values: dict[str, Any]) -> KinematicController:
     return KinematicController(wheelbase, values["epsilon"], limit)
 
 
-class KinematicControllerNode:
+class KinematicControllerNode(CarControllerNode):
     """Builds and owns the rclpy node (see the module docstring); `node` is the rclpy Node (node_options: passed
     to it, e.g. context=)."""
 
+    PARAMETERS = PARAMETERS
+
     def __init__(self, name: str = "car_kinematic_controller", **node_options) -> None:
-        from ackermann_msgs.msg import AckermannDriveStamped
-        from geometry_msgs.msg import Vector3Stamped
-        from nav_msgs.msg import Odometry
-        from rclpy.node import Node
+        self.controller: KinematicController | None = None
+        super().__init__(name, KinematicCommand(0.0, 0.0, 0.0), **node_options)
 
-        from mvsim_ros.ros.qos import COMMAND_QOS, reliable
+    def build(self, values: dict[str, Any]) -> KinematicController:
+        return controller_from(values)
 
-        self.node = node = Node(name, **node_options)
-        self._warn = Throttled(node)
-        self.odometry: OdometrySample | None = None
-        self._candidate: KinematicController | None = None
-        self.params = RuntimeParameters(node, PARAMETERS, self._validate, self._apply)
-        self.controller = self._candidate
-        self.guard: CommandGuard[KinematicCommand] = CommandGuard(KinematicCommand(0.0, 0.0, 0.0))
-        self.ackermann_cmd = node.create_publisher(AckermannDriveStamped, "ackermann_cmd", COMMAND_QOS)
-        node.create_subscription(Odometry, "odom", self._on_odom, odometry_qos())
-        node.create_subscription(Vector3Stamped, "virtual_velocities", self._on_velocity, reliable(10))
-        self._log_controller()
+    def adopt(self, built: KinematicController) -> None:
+        self.controller = built
 
-    def _validate(self, values: dict[str, Any]) -> None:
-        self._candidate = controller_from(values)
+    def compute(self, vx: float, vy: float, odometry: OdometrySample) -> KinematicCommand:
+        return self.controller.command(vx, vy, odometry.yaw)
 
-    def _apply(self, values: dict[str, Any], changed: set[str]) -> None:
-        self.controller = self._candidate
-        self._log_controller()
+    def drive_of(self, command: KinematicCommand) -> tuple[float, float]:
+        return command.speed, command.steering_angle
 
-    def _log_controller(self) -> None:
+    def describe(self) -> str:
         c = self.controller
-        self.node.get_logger().info(f"l = {c.wheelbase:.4g} m, epsilon = {c.epsilon:.4g} m, steering limit "
-                                    f"{c.max_steering_angle:.4g} rad")
-
-    def _on_odom(self, msg) -> None:
-        sample = OdometrySample.from_message(msg)
-        if sample.finite():
-            self.odometry = sample
-        else:
-            self._warn.warn("odom", "ignoring an odometry message with non-finite values")
-
-    def _on_velocity(self, msg) -> None:
-        if self.odometry is None:
-            self._warn.warn("no odom", "desired velocity received before any odometry: no command sent")
-            return
-        command = self.controller.command(msg.vector.x, msg.vector.y, self.odometry.yaw)
-        command, warning = self.guard.accept(command)
-        if warning:
-            self._warn.warn("nan", warning)
-        self.publish(command)
-
-    def publish(self, command: KinematicCommand) -> None:
-        """Send one AckermannDriveStamped (speed, steering angle) stamped with the node clock."""
-        from ackermann_msgs.msg import AckermannDriveStamped
-
-        msg = AckermannDriveStamped()
-        msg.header.stamp = self.node.get_clock().now().to_msg()
-        msg.header.frame_id = self.odometry.child_frame_id if self.odometry is not None else ""
-        msg.drive.speed = float(command.speed)
-        msg.drive.steering_angle = float32_within(command.steering_angle)
-        self.ackermann_cmd.publish(msg)
+        return f"l = {c.wheelbase:.4g} m, epsilon = {c.epsilon:.4g} m, steering limit {c.max_steering_angle:.4g} rad"
 
 
 def main(args: list[str] | None = None) -> int:

@@ -6,6 +6,8 @@
   node's own `validate` (e.g. building the shape or the controller); a refusal names the parameter and the reason,
   and nothing changes. Accepted values are handed to the node's `apply`.
 - `OdometrySample`: planar pose and body twist from a nav_msgs/Odometry message.
+- `CarControllerNode`: the two car controller nodes' common body (odometry in, virtual velocities in, guarded
+  AckermannDriveStamped out); each node adds only its controller.
 - `run_node`: main() of a node: SIGINT/SIGTERM end it cleanly with exit status 0 (ros/signals.py), a bad parameter
   is one line on stderr and exit status 2.
 """
@@ -198,6 +200,91 @@ class Throttled:
         if now - self._last.get(key, -math.inf) >= self._period:
             self._last[key] = now
             self._node.get_logger().warning(text)
+
+
+class CarControllerNode:
+    """What the car controller nodes share: the rclpy node, run-time parameters (the subclass's PARAMETERS), the
+    latest finite odometry, and one AckermannDriveStamped per `virtual_velocities` message once odometry has
+    arrived, through a CommandGuard (a non-finite command is replaced by the last valid one, with a throttled
+    warning). Subclasses give `build(values)` (the controller the parameters describe), `adopt(built)`,
+    `compute(vx, vy, odometry)` -> command, `drive_of(command)` -> (speed [m/s], steering angle [rad]) and
+    `describe()` (one log line)."""
+
+    PARAMETERS: dict[str, ParamSpec] = {}
+
+    def __init__(self, name: str, idle_command: Any, **node_options) -> None:
+        from ackermann_msgs.msg import AckermannDriveStamped
+        from geometry_msgs.msg import Vector3Stamped
+        from nav_msgs.msg import Odometry
+        from rclpy.node import Node
+
+        from mvsim_ros.ros.qos import COMMAND_QOS, reliable
+        from mvsim_ros.tracking.guard import CommandGuard
+
+        self.node = node = Node(name, **node_options)
+        self._warn = Throttled(node)
+        self.odometry: OdometrySample | None = None
+        self._candidate: Any = None
+        self.params = RuntimeParameters(node, self.PARAMETERS, self._validate, self._apply)
+        self.adopt(self._candidate)
+        self.guard = CommandGuard(idle_command)
+        self.ackermann_cmd = node.create_publisher(AckermannDriveStamped, "ackermann_cmd", COMMAND_QOS)
+        node.create_subscription(Odometry, "odom", self._on_odom, odometry_qos())
+        node.create_subscription(Vector3Stamped, "virtual_velocities", self._on_velocity, reliable(10))
+        self._log_controller()
+
+    def build(self, values: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def adopt(self, built: Any) -> None:
+        raise NotImplementedError
+
+    def compute(self, vx: float, vy: float, odometry: OdometrySample) -> Any:
+        raise NotImplementedError
+
+    def drive_of(self, command: Any) -> tuple[float, float]:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def _validate(self, values: dict[str, Any]) -> None:
+        self._candidate = self.build(values)
+
+    def _apply(self, values: dict[str, Any], changed: set[str]) -> None:
+        self.adopt(self._candidate)
+        self._log_controller()
+
+    def _log_controller(self) -> None:
+        self.node.get_logger().info(self.describe())
+
+    def _on_odom(self, msg) -> None:
+        sample = OdometrySample.from_message(msg)
+        if sample.finite():
+            self.odometry = sample
+        else:
+            self._warn.warn("odom", "ignoring an odometry message with non-finite values")
+
+    def _on_velocity(self, msg) -> None:
+        if self.odometry is None:
+            self._warn.warn("no odom", "desired velocity received before any odometry: no command sent")
+            return
+        command, warning = self.guard.accept(self.compute(msg.vector.x, msg.vector.y, self.odometry))
+        if warning:
+            self._warn.warn("nan", warning)
+        self.publish(command)
+
+    def publish(self, command: Any) -> None:
+        """Send one AckermannDriveStamped (speed, steering angle) stamped with the node clock."""
+        from ackermann_msgs.msg import AckermannDriveStamped
+
+        speed, angle = self.drive_of(command)
+        msg = AckermannDriveStamped()
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        msg.header.frame_id = self.odometry.child_frame_id if self.odometry is not None else ""
+        msg.drive.speed = float(speed)
+        msg.drive.steering_angle = float32_within(angle)
+        self.ackermann_cmd.publish(msg)
 
 
 def run_node(program: str, make_node: Callable[[], Any], args: list[str] | None = None) -> int:
