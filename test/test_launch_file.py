@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import sys
-import types
 from pathlib import Path
 
 import pytest
 
+from launch_support import load_launch_file
 from mvsim_ros.rviz_config import SINGLE_TREE_PARAMETER
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,48 +38,9 @@ def test_launch_file_compiles_and_declares_mvsim_arguments():
     assert "generate_launch_description" in functions
 
 
-class _Recorded:
-    """A stand-in launch entity: keeps its constructor arguments."""
-
-    def __init__(self, *args, **kwargs):
-        self.args, self.kwargs = args, kwargs
-
-
-class _LaunchConfiguration:
-    def __init__(self, name):
-        self.name = name
-
-    def perform(self, context):
-        return context[self.name]
-
-
-def _load_launch_file(monkeypatch):
-    """Import the launch file with local stand-ins for launch, launch_ros and the package share directory."""
-    launch = types.ModuleType("launch")
-    launch.LaunchDescription = lambda entities: list(entities)
-    actions = types.ModuleType("launch.actions")
-    actions.DeclareLaunchArgument = type("DeclareLaunchArgument", (_Recorded,), {})
-    actions.OpaqueFunction = type("OpaqueFunction", (_Recorded,), {})
-    substitutions = types.ModuleType("launch.substitutions")
-    substitutions.LaunchConfiguration = _LaunchConfiguration
-    launch_ros = types.ModuleType("launch_ros")
-    ros_actions = types.ModuleType("launch_ros.actions")
-    ros_actions.Node = type("Node", (_Recorded,), {})
-    ament = types.ModuleType("ament_index_python.packages")
-    ament.get_package_share_directory = lambda package: str(ROOT)  # the repository has the share layout
-    for name, module in {"launch": launch, "launch.actions": actions, "launch.substitutions": substitutions,
-                         "launch_ros": launch_ros, "launch_ros.actions": ros_actions,
-                         "ament_index_python.packages": ament}.items():
-        monkeypatch.setitem(sys.modules, name, module)
-    spec = importlib.util.spec_from_file_location("demo_launch_under_test", LAUNCH_FILE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _nodes(monkeypatch, **overrides):
     """The Node stand-ins the launch description yields with the given argument values."""
-    module = _load_launch_file(monkeypatch)
+    module = load_launch_file(monkeypatch, LAUNCH_FILE, "demo_launch_under_test")
     entities = module.generate_launch_description()
     declared = {e.args[0]: e.kwargs["default_value"] for e in entities if type(e).__name__ == "DeclareLaunchArgument"}
     assert set(declared) == EXPECTED_ARGUMENTS

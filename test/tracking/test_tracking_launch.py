@@ -4,14 +4,12 @@ config/tracking.yaml: the nodes, their parameters and remappings."""
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
-import types
 
 import pytest
 import yaml
 
 from conftest import REPO
+from launch_support import load_launch_file
 from mvsim_ros.ros import dynamic_controller_node, kinematic_controller_node, tracker_node
 
 LAUNCH_FILE = REPO / "launch" / "tracking.launch.py"
@@ -20,44 +18,8 @@ ARGUMENTS = {"world_file", "shape", "controller", "active", "epsilon", "ramp_tim
              "headless", "realtime_factor", "use_sim_time"}
 
 
-class _Recorded:
-    def __init__(self, *args, **kwargs):
-        self.args, self.kwargs = args, kwargs
-
-
-class _Configuration:
-    def __init__(self, name):
-        self.name = name
-
-    def perform(self, context):
-        return context[self.name]
-
-
-def _load(monkeypatch):
-    launch = types.ModuleType("launch")
-    launch.LaunchDescription = lambda entities: list(entities)
-    actions = types.ModuleType("launch.actions")
-    actions.DeclareLaunchArgument = type("DeclareLaunchArgument", (_Recorded,), {})
-    actions.OpaqueFunction = type("OpaqueFunction", (_Recorded,), {})
-    substitutions = types.ModuleType("launch.substitutions")
-    substitutions.LaunchConfiguration = _Configuration
-    launch_ros = types.ModuleType("launch_ros")
-    ros_actions = types.ModuleType("launch_ros.actions")
-    ros_actions.Node = type("Node", (_Recorded,), {})
-    ament = types.ModuleType("ament_index_python.packages")
-    ament.get_package_share_directory = lambda package: str(REPO)  # the repository has the share layout
-    for name, module in {"launch": launch, "launch.actions": actions, "launch.substitutions": substitutions,
-                         "launch_ros": launch_ros, "launch_ros.actions": ros_actions,
-                         "ament_index_python.packages": ament}.items():
-        monkeypatch.setitem(sys.modules, name, module)
-    spec = importlib.util.spec_from_file_location("tracking_launch_under_test", LAUNCH_FILE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _nodes(monkeypatch, **overrides):
-    entities = _load(monkeypatch).generate_launch_description()
+    entities = load_launch_file(monkeypatch, LAUNCH_FILE, "tracking_launch_under_test").generate_launch_description()
     declared = {e.args[0]: e.kwargs["default_value"] for e in entities if type(e).__name__ == "DeclareLaunchArgument"}
     assert set(declared) == ARGUMENTS
     (opaque,) = [e for e in entities if type(e).__name__ == "OpaqueFunction"]
