@@ -27,7 +27,8 @@ setup(
     extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"],
                     "bench": ["playwright"], "compare": ["matplotlib"]},
     # The viewer page, and three.js when `npm ci` put it in web/node_modules (tools/setup_env.sh does).
-    package_data={"mvsim_ros.viewer": ["web/*.html", "web/*.js", "web/*.css", "web/package*.json",
+    package_data={"mvsim_ros.physics.box2d_native": ["shim.cpp"],
+                  "mvsim_ros.viewer": ["web/*.html", "web/*.js", "web/*.css", "web/package*.json",
                                        "web/node_modules/three/build/*.js",
                                        "web/node_modules/three/examples/jsm/controls/OrbitControls.js",
                                        "web/node_modules/three/LICENSE"]},

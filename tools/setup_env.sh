@@ -233,6 +233,21 @@ for pkg in "${INTERFACE_PKGS[@]}"; do
 done
 
 # ---------------------------------------------------------------------------------------------
+# 4b. The Box2D shim (mvsim_ros/physics/box2d_native): a few C functions over the Box2D 2.3.2 that pybox2d runs,
+#     so the compiled step loop and lidar ray casts call Box2D without Python. Compiled against pybox2d's own
+#     headers (its 2.3.2 source distribution, pinned by hash); rebuilt only when shim.cpp changes.
+if ! "$VPY" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+    apt_ensure python3.11-dev  # pybox2d's b2Settings.h includes Python.h
+fi
+t=$SECONDS
+log "building the Box2D shim"
+"$VPY" -m mvsim_ros.physics.box2d_native.build 2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2) \
+    || die "building the Box2D shim failed"
+"$VPY" -c 'from mvsim_ros.physics import box2d_native as n; import sys; sys.exit(n.UNAVAILABLE_REASON or 0)' \
+    || die "the Box2D shim does not load"
+log "  Box2D shim ready in $((SECONDS - t)) s"
+
+# ---------------------------------------------------------------------------------------------
 # 5. Smoke test: publish and receive a TFMessage and an AckermannDriveStamped, and call a
 #    simulation_interfaces service, in one process.
 log "checking message round-trip over DDS"

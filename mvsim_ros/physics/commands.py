@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from mvsim_ros.physics.command_limits import CommandLimits, clamp
+from mvsim_ros.physics.step_phases import stop_stale_commands
 
 
 class VehicleCommands:
@@ -90,10 +91,4 @@ class VehicleCommands:
 
     def apply_watchdog(self, now: float) -> None:
         """Stop the watched vehicles whose last command is older than the timeout."""
-        if self.timeout <= 0.0:
-            return
-        stale = self.watched & (now - self.last_command_time > self.timeout)
-        if stale.any():
-            self.v[stale] = 0.0
-            self.omega[stale] = 0.0
-            self.watched[stale] = False
+        stop_stale_commands(now, self.timeout, self.watched, self.last_command_time, self.v, self.omega)

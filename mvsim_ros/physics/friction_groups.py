@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mvsim_ros.physics.friction import FRICTION_MODELS, HELD_FRICTION_MODELS
+from mvsim_ros.physics.friction import FRICTION_CODES, FRICTION_MODELS, HELD_FRICTION_MODELS
 from mvsim_ros.world.specs import WorldSpec
 
 #: Property names a region may set, and the friction parameter column each one overrides.
@@ -20,7 +20,8 @@ class FrictionGroup:
 
     base_params holds the world-file values; params is what the next step uses (base + region overrides).
     model returns (F_x, F_y, omega_new, F_hold) (friction.HELD_FRICTION_MODELS); plain_model the same without
-    F_hold (friction.FRICTION_MODELS: on flat ground there is nothing to hold).
+    F_hold (friction.FRICTION_MODELS: on flat ground there is nothing to hold); code: the model's number for the
+    compiled step (friction.FRICTION_CODES, friction.held_friction).
     """
 
     model: object
@@ -30,6 +31,7 @@ class FrictionGroup:
     params: np.ndarray = field(init=False)
     all_wheels: bool = False
     plain_model: object = None
+    code: int = 0
 
     def __post_init__(self) -> None:
         self.params = self.base_params.copy()
@@ -58,7 +60,7 @@ def friction_groups(world: WorldSpec, wheel_vehicle: np.ndarray) -> list[Frictio
         rows = [[world.vehicles[wheel_vehicle[i]].friction.params[p] for p in names] for i in index.tolist()]
         params = np.array(rows, dtype=float).reshape(len(index), len(names))
         groups.append(FrictionGroup(model, names, index, params, all_wheels=len(index) == len(models),
-                                    plain_model=plain))
+                                    plain_model=plain, code=FRICTION_CODES[name]))
     return groups
 
 

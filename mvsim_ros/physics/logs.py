@@ -88,6 +88,11 @@ class VehicleLogs:
         """Paths of the current session's files, in `file_names` order."""
         return [self.session_dir / name for name in self.file_names]
 
+    @property
+    def next_due(self) -> float:
+        """Simulated time [s] of the next row `record` writes (every step when the period is 0)."""
+        return self.sim.time if self.period_s <= 0.0 else self._next_due
+
     def record(self) -> bool:
         """Buffer one row per vehicle and wheel with the simulation's current state, if due. True if recorded.
 

@@ -6,15 +6,22 @@ import math
 
 import numpy as np
 
+from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.actor_paths import ActorPath
 from mvsim_ros.physics.bodies import Box2DWorld, build_box2d_world
 from mvsim_ros.physics.command_limits import CommandLimits
 from mvsim_ros.physics.commands import VehicleCommands
+from mvsim_ros.physics.compiled_steps import DIVERGED, RAN, run_steps
 from mvsim_ros.physics.controllers import WheelControllers
 from mvsim_ros.physics.entity_state import checked_state, joined_set, place_rigidly
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
-from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.kinematic import KinematicMovers, actor_path, block_path
+from mvsim_ros.physics.step_phases import (
+    advance_spin_angles,
+    applied_torque,
+    reference_point_state,
+    solve_wheels,
+)
 from mvsim_ros.physics.terrain import Terrain, body_angular_velocity, orientation_quaternions
 from mvsim_ros.physics.terrain.contacts import add_body_gravity, wheel_frame_slopes
 from mvsim_ros.physics.vehicles.articulated import (
@@ -107,6 +114,8 @@ class Simulation:
         self.drivetrains = Drivetrains.build(world.vehicles, offsets)
         self.articulations = Articulations.build(world.vehicles, offsets)
         self._bodies = self.box2d.bodies
+        #: The bodies' C++ addresses for the Box2D shim (None without it: pybox2d's Python API is used instead).
+        self._body_addresses = box2d_native.addresses(self._bodies) if box2d_native.AVAILABLE else None
         self._differential_odometry = np.array([k for k, v in enumerate(world.vehicles) if v.articulation is None],
                                                dtype=np.intp)
         self._ideal = np.array([v.controller.kind == "twist_ideal" for v in world.vehicles], dtype=bool)
@@ -129,6 +138,9 @@ class Simulation:
         self._max_torque = np.where(self.controllers.pid, self.controllers.max_torque, np.inf)
         self.terrain = Terrain(world, w, self._arm_x, self._arm_y, self.gravity)
 
+        #: Why step_many cannot compile this world's steps ("" when it can; see compiled_steps.py).
+        self.compiled_steps_unavailable = self._compiled_steps_problem()
+        self._compiled_arguments: tuple | None = None  # built at the first compiled step_many
         self._read_bodies()
         self.terrain.seat(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers, 0.0)
         self.acceleration = np.zeros((n, 3))  # (ax, ay, alpha) of the reference point, world frame
@@ -304,13 +316,13 @@ class Simulation:
         groups = self._friction_groups
         if len(groups) == 1 and groups[0].all_wheels:
             force_lon, force_lat, w.omega, held = self._solve_wheels(groups[0], None, local_vx, local_vy,
-                                                                     torque_const, torque_slope, terrain.active)
+                                                                     torque_const, torque_slope)
         else:
             force_lon, force_lat, held = np.zeros(w.count), np.zeros(w.count), np.zeros(w.count)
             for group in groups:
                 i = group.index
                 force_lon[i], force_lat[i], w.omega[i], held[i] = self._solve_wheels(
-                    group, i, local_vx, local_vy, torque_const, torque_slope, terrain.active)
+                    group, i, local_vx, local_vy, torque_const, torque_slope)
         if self._casters.size:  # a caster swivels freely: it carries load and rolls, but takes no side force
             force_lat[self._casters] = 0.0
         w.torque = applied_torque(torque_const, torque_slope, w.omega, self._max_torque, self.limits.max_spin)
@@ -326,9 +338,12 @@ class Simulation:
             for wrench in (world_fx, world_fy, torque_z):
                 wrench[:self._n][self._ideal] = 0.0
             self._drive_ideal(omega_cmd, wanted, dt)
-        for body, f_x, f_y, t_z in zip(self._bodies, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
-            body.ApplyForceToCenter((f_x, f_y), True)
-            body.ApplyTorque(t_z, True)
+        if self._body_addresses is not None:
+            box2d_native.apply_wrenches(self._body_addresses, world_fx, world_fy, torque_z)
+        else:
+            for body, f_x, f_y, t_z in zip(self._bodies, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
+                body.ApplyForceToCenter((f_x, f_y), True)
+                body.ApplyTorque(t_z, True)
 
         # 6. Box2D step; animated blocks and actors first get the velocities that land them on their paths.
         if self.movers.count:
@@ -339,7 +354,7 @@ class Simulation:
         previous_velocity = self.velocity
         self._read_bodies()
         self.acceleration = (self.velocity - previous_velocity) / dt
-        w.phi += w.omega * dt
+        advance_spin_angles(w.phi, w.omega, dt)
         integrate_differential_odometry(w.omega, w.radius, w.y, self._differential_odometry, self._left, self._right,
                                         self.odom_pose, self.odom_twist, dt)
         a = self.articulations
@@ -354,13 +369,20 @@ class Simulation:
             terrain.follow(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers,
                            self.time, dt)
         if not (math.isfinite(self.body_pose.sum()) and math.isfinite(w.omega.sum())):
-            raise SimulationDiverged(
-                f"non-finite state at t={self.time:.4f} s (step {self.steps}); "
-                "try a smaller <simul_timestep> or check masses and controller gains"
-            )
+            self._diverged()
         if self.steps % PHI_WRAP_CHECK_STEPS == 0:
-            np.remainder(w.phi + math.pi, 2.0 * math.pi, out=w.phi)
-            w.phi -= math.pi
+            self._wrap_spin_angles()
+
+    def _diverged(self) -> None:
+        raise SimulationDiverged(
+            f"non-finite state at t={self.time:.4f} s (step {self.steps}); "
+            "try a smaller <simul_timestep> or check masses and controller gains"
+        )
+
+    def _wrap_spin_angles(self) -> None:
+        phi = self.wheels.phi
+        np.remainder(phi + math.pi, 2.0 * math.pi, out=phi)
+        phi -= math.pi
 
     def _steer_articulations(self, wanted: np.ndarray) -> None:
         """Articulated vehicles: new pivot targets, the pivot motors' speeds, and their wheels' setpoints (the
@@ -383,31 +405,15 @@ class Simulation:
         for j, joint in enumerate(self.box2d.pivots):
             a.gamma[j], a.gamma_rate[j] = joint.angle, joint.speed
 
-    def _solve_wheels(self, group, index, local_vx, local_vy, torque_const, torque_slope, slopes: bool):
-        """Friction model call for a group of wheels (index None: all wheels), honouring motor torque limits.
-
-        The motor law tau = const - slope * omega_new is solved implicitly by the model; a wheel whose solved
-        torque exceeds its limit is solved again with the limit as a constant torque (the torque balance is
-        monotonic in omega_new, so that is the saturated solution). Returns (F_x, F_y, omega_new, F_hold), F_hold
-        being 0.0 when there are no `slopes` (flat ground: the plain models, a little cheaper).
-        """
+    def _solve_wheels(self, group, index, local_vx, local_vy, torque_const, torque_slope):
+        """Friction model call for a group of wheels (index None: all wheels), honouring motor torque limits:
+        (F_x, F_y, omega_new, F_hold), see step_phases.solve_wheels."""
         w = self.wheels
-        args = (w.normal_force, self._slope_x, self._slope_y, w.radius, w.inertia_yy, w.mass)
-        vx, vy, omega, const, slope, limit = local_vx, local_vy, w.omega, torque_const, torque_slope, self._max_torque
+        arrays = (local_vx, local_vy, w.omega, torque_const, torque_slope, w.normal_force, self._slope_x,
+                  self._slope_y, w.radius, w.inertia_yy, w.mass, self._max_torque)
         if index is not None:
-            args = tuple(a[index] for a in args)
-            vx, vy, omega, const, slope, limit = (a[index] for a in (vx, vy, omega, const, slope, limit))
-        model = group.model if slopes else group.plain_model
-        f_x, f_y, omega_new, *held = model(vx, vy, omega, const, slope, *args, group.params, self.gravity, self.dt)
-        over = over_limit(const, slope, omega_new, limit)
-        if over.size:
-            saturated = np.copysign(limit[over], const[over] - slope[over] * omega_new[over])
-            f_x[over], f_y[over], omega_new[over], *held_over = model(
-                vx[over], vy[over], omega[over], saturated, np.zeros(over.size), *(a[over] for a in args),
-                group.params[over], self.gravity, self.dt)
-            if slopes:
-                held[0][over] = held_over[0]
-        return f_x, f_y, omega_new, (held[0] if slopes else 0.0)
+            arrays = tuple(a[index] for a in arrays)
+        return solve_wheels(group.code, *arrays, group.params, self.gravity, self.dt)  # params: the group's rows
 
     def _drive_ideal(self, omega_cmd: np.ndarray, wanted: np.ndarray, dt: float) -> None:
         """twist_ideal: the body follows the commanded twist exactly (kinematic control) and its wheels roll.
@@ -434,6 +440,82 @@ class Simulation:
         w.force_x[mask] = 0.0
         w.force_y[mask] = 0.0
         w.hold_torque[mask] = 0.0
+
+    def step_many(self, count: int) -> None:
+        """Advance the world by `count` steps: the same states as `count` calls of `step()`, bit for bit.
+
+        When the world allows (`compiled_steps_unavailable` is empty) the steps run in one compiled call
+        (compiled_steps.run_steps: the same phase kernels, Box2D through the C shim); otherwise `step()` runs
+        in a loop. Commands stay as they are during the call (the watchdog still applies at each step).
+        Raises SimulationDiverged as `step()` does, at the step that diverged.
+        """
+        if count < 0:
+            raise ValueError(f"step_many: count must be >= 0, got {count}")
+        if self.compiled_steps_unavailable:
+            for _ in range(count):
+                self.step()
+            return
+        while count > 0:
+            done, _ = self.run_compiled(count, run_steps)
+            count -= done
+
+    def run_compiled(self, count: int, runner, *extra) -> tuple[int, tuple]:
+        """Up to `count` (>= 1) steps in one call of the compiled `runner`: run_steps, or a compiled function taking
+        run_steps' arguments plus `extra` that calls it and does more between steps (e.g. ros/compiled_streams.py
+        publishes), returning run_steps' results plus its own. Takes the results in as step_many does (and raises
+        as it does); returns (steps run, the runner's own results). Only when `compiled_steps_unavailable` is
+        empty."""
+        w, n = self.wheels, self._n
+        if self._compiled_arguments is None:
+            self._compiled_arguments = self._compiled_argument_groups()
+        done, status, self.body_pose, self.body_velocity, self.acceleration, w.omega, w.torque, self._wheel_cos, \
+            self._wheel_sin, *more = runner(count, self.steps, self.dt, PHI_WRAP_CHECK_STEPS, w.omega, self.body_pose,
+                                            self.body_velocity, *self._compiled_arguments, *extra)
+        self.pose, self.velocity = self.body_pose[:n], self.body_velocity[:n]
+        self.steps += done
+        self.time = self.steps * self.dt
+        if status != RAN:
+            if status == DIVERGED:
+                self._diverged()
+            raise AssertionError(f"Box2D's step failed an internal check at step {self.steps + 1}")
+        if done and self.steps % PHI_WRAP_CHECK_STEPS == 0:
+            self._wrap_spin_angles()
+        return done, tuple(more)
+
+    def _compiled_steps_problem(self) -> str:
+        """Why this world's step needs Python between steps (what compiled_steps.run_steps leaves out), or ""."""
+        if not box2d_native.AVAILABLE:
+            return box2d_native.UNAVAILABLE_REASON
+        groups = self._friction_groups
+        checks = [
+            (self.terrain.active, "terrain under the wheels"),
+            (self.movers.count > 0, "keyframe-animated blocks or actors"),
+            (self.articulations.count > 0, "articulated vehicles"),
+            (self.drivetrains.vehicle.size > 0, "ackermann_drivetrain vehicles"),
+            (self._any_ideal, "twist_ideal vehicles"),
+            (bool(self._region_overrides), "friction regions"),
+            (not (len(groups) == 1 and groups[0].all_wheels), "more than one friction model"),
+        ]
+        return ", ".join(why for needed, why in checks if needed)
+
+    def _compiled_argument_groups(self) -> tuple:
+        """run_steps' arguments after the per-call ones (count, ..., body_velocity): the Box2D world and bodies and
+        the arrays the phases read and write in place. Built once: none of these arrays is ever replaced."""
+        c, st, w, ctl, group = self.commands, self.steering, self.wheels, self.controllers, self._friction_groups[0]
+        spec = self.spec
+        return (
+            box2d_native.address(self.box2d.world), spec.b2d_vel_iters, spec.b2d_pos_iters, self._body_addresses,
+            self.box2d.body_com_local, self._n,
+            (c.v, c.omega, c.steer, c.steer_mode, c.steer_rate, c.timeout, c.watched, c.last_command_time),
+            (st.vehicle, st.fl, st.fr, st.wheelbase, st.track, st.max_steer, st.max_rate, st.delta),
+            (w.vehicle, w.body, w.x, w.y, w.yaw, w.radius, w.phi, w.force_x, w.force_y, w.normal_force,
+             w.inertia_yy, w.mass, self._arm_x, self._arm_y, self._casters),
+            (ctl.pid, ctl.kp, ctl.ki, ctl.kd, ctl.i_max, ctl.max_torque, ctl.raw_torque, ctl.integral,
+             ctl.last_error),
+            (group.code, group.params, self._slope_x, self._slope_y, self._max_torque, self.limits.max_spin,
+             self.gravity),
+            (self._differential_odometry, self._left, self._right, self.odom_pose, self.odom_twist),
+        )
 
     def run(self, duration: float) -> None:
         """Step for `duration` seconds of simulated time (rounded to whole steps)."""
@@ -575,9 +657,12 @@ class Simulation:
 
     # -- internals ------------------------------------------------------------------------------------------
     def _read_bodies(self) -> None:
-        rows = [b.position.tuple + (b.angle,) + b.linearVelocity.tuple + (b.angularVelocity,) for b in self._bodies]
-        self.body_pose, self.body_velocity = reference_point_state(np.array(rows, dtype=float).reshape(-1, 6),
-                                                                   self.box2d.body_com_local)
+        if self._body_addresses is not None:
+            rows = box2d_native.read_bodies(self._body_addresses)
+        else:
+            rows = np.array([b.position.tuple + (b.angle,) + b.linearVelocity.tuple + (b.angularVelocity,)
+                             for b in self._bodies], dtype=float).reshape(-1, 6)
+        self.body_pose, self.body_velocity = reference_point_state(rows, self.box2d.body_com_local)
         self.pose, self.velocity = self.body_pose[:self._n], self.body_velocity[:self._n]
 
 
@@ -586,55 +671,3 @@ def local_twist(pose: np.ndarray, velocity: np.ndarray) -> np.ndarray:
     c, s = np.cos(pose[:, 2]), np.sin(pose[:, 2])
     vx, vy = velocity[:, 0], velocity[:, 1]
     return np.stack([c * vx + s * vy, -s * vx + c * vy, velocity[:, 2]], axis=1)
-
-
-@kernel
-def applied_torque(const, slope, omega, limit, max_spin):
-    """Motor torque [N m] each wheel got over the step: const - slope * omega within +/- limit, after holding each
-    wheel's spin omega [rad/s] within +/- max_spin (in place: the motor's top speed, see command_limits)."""
-    out = np.empty(const.size)
-    for i in range(const.size):
-        omega[i] = min(max(omega[i], -max_spin[i]), max_spin[i])
-        out[i] = min(max(const[i] - slope[i] * omega[i], -limit[i]), limit[i])
-    return out
-
-
-@kernel
-def over_limit(const, slope, omega, limit):
-    """Indices of the wheels whose motor torque const - slope * omega exceeds +/- limit [N m]."""
-    count = 0
-    flags = np.zeros(const.size, dtype=np.bool_)
-    for i in range(const.size):
-        if abs(const[i] - slope[i] * omega[i]) > limit[i]:
-            flags[i] = True
-            count += 1
-    out = np.empty(count, dtype=np.intp)
-    j = 0
-    for i in range(const.size):
-        if flags[i]:
-            out[j] = i
-            j += 1
-    return out
-
-
-@kernel
-def reference_point_state(bodies, com_local):
-    """(pose, velocity) of each vehicle's reference point from Box2D body states.
-
-    bodies[v] = (x, y, angle, vx_com, vy_com, omega): body origin pose and centre-of-mass velocity, world frame;
-    com_local[v]: centre of mass in the vehicle frame [m]. The reference point moves at
-    v_com + omega x (p - com) = v_com + omega * (com_y, -com_x) with com rotated into the world frame.
-    """
-    count = bodies.shape[0]
-    pose = np.empty((count, 3))
-    velocity = np.empty((count, 3))
-    for k in range(count):
-        c, s = np.cos(bodies[k, 2]), np.sin(bodies[k, 2])
-        com_x = c * com_local[k, 0] - s * com_local[k, 1]
-        com_y = s * com_local[k, 0] + c * com_local[k, 1]
-        omega = bodies[k, 5]
-        pose[k, 0], pose[k, 1], pose[k, 2] = bodies[k, 0], bodies[k, 1], bodies[k, 2]
-        velocity[k, 0] = bodies[k, 3] + omega * com_y
-        velocity[k, 1] = bodies[k, 4] - omega * com_x
-        velocity[k, 2] = omega
-    return pose, velocity

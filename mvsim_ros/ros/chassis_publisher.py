@@ -12,6 +12,8 @@ The markers are stamped 0 and frame-locked: rviz draws them with the latest tran
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from geometry_msgs.msg import Point, Point32, Polygon
 from rclpy.node import Node
@@ -19,10 +21,11 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.footprint import relative_pose
+from mvsim_ros.physics.vehicles.fleet import steering_targets
 from mvsim_ros.ros.qos import latched
 from mvsim_ros.ros.serialized import SerializedBatch
 from mvsim_ros.ros.topics import vehicle_frame
-from mvsim_ros.schedule import Periodic
+from mvsim_ros.schedule import DUE_TOLERANCE_S, Periodic, next_grid_time
 
 #: MVSim's marker namespaces (rviz configs written for MVSim select them by name).
 CHASSIS_NAMESPACE = "mvsim.chassis_shape"
@@ -130,6 +133,27 @@ class ChassisPublisher:
         self._timer = Periodic.at_rate(rate_hz)
         self._timer.due(sim.time)  # just published
 
+    def schedules(self) -> list:
+        """The schedule `publish_due` serves, as the node loop sees it (none without steering vehicles): the TF
+        grid while some steered wheel may move, never while they all rest where the markers show them."""
+        return [_SteeringSchedule(self)] if self._steered else []
+
+    def steering_may_move(self) -> bool:
+        """True unless every steered wheel rests where its markers show it: the markers are up to date and each
+        Ackermann vehicle's steering angle sits at its command's target (no steering without a new command).
+        Always true with articulated vehicles."""
+        if any(vehicle in self._articulated for vehicle, *_ in self._steered):
+            return True
+        for index, (vehicle, _, wheels, _, _) in enumerate(self._steered):
+            if not np.array_equal(self._state(vehicle, wheels), self._steer_state[index]):
+                return True
+        sim, steer = self.sim, self.sim.steering
+        if not steer.vehicle.size:
+            return False
+        c, k = sim.commands, steer.vehicle
+        targets = steering_targets(c.v[k], c.omega[k], c.steer[k], c.steer_mode[k], steer.wheelbase, steer.max_steer)
+        return not np.array_equal(np.clip(targets, -steer.max_steer, steer.max_steer), steer.delta)
+
     def publish_due(self) -> None:
         """Republish the markers of steering vehicles whose wheels moved, when the TF period has come."""
         if not self._steered or not self._timer.due(self.sim.time):
@@ -161,3 +185,23 @@ def _pose_values(poses: np.ndarray) -> np.ndarray:
     out[:, 0], out[:, 1] = poses[:, 0], poses[:, 1]
     out[:, 5], out[:, 6] = np.sin(0.5 * poses[:, 2]), np.cos(0.5 * poses[:, 2])
     return out.reshape(1, -1)
+
+
+class _SteeringSchedule:
+    """ChassisPublisher's TF-rate timer as the node loop's due times see it (duck-typed Periodic: `period`,
+    `next_time`): its next grid instant after now while steering may move, else never (inf). The markers go out at
+    the same instants as with the plain timer, minus those at which nothing moved."""
+
+    def __init__(self, publisher: ChassisPublisher):
+        self._publisher = publisher
+        self.period = publisher._timer.period
+
+    @property
+    def next_time(self) -> float:
+        p = self._publisher
+        if not p.steering_may_move():
+            return math.inf
+        timer, now = p._timer, p.sim.time
+        if timer.next_time + DUE_TOLERANCE_S <= now:  # instants skipped while at rest: back onto the grid
+            timer.next_time = next_grid_time(timer.next_time, timer.period, now)
+        return timer.next_time

@@ -35,6 +35,11 @@ def stamp_offset() -> float:
     return _stamp_offset_ns * 1e-9
 
 
+def stamp_offset_ns() -> int:
+    """The offset [ns] added to every stamp (see set_stamp_offset)."""
+    return _stamp_offset_ns
+
+
 def sec_nsec(seconds: float) -> tuple[int, int]:
     """(sec, nanosec) stamp of a simulated time [s], rounded to the nanosecond, as builtin_interfaces/Time stores
     it: the simulated time itself, plus the stamp offset when stamping with wall time (see set_stamp_offset)."""

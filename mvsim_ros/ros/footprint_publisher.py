@@ -63,6 +63,10 @@ class FootprintPublisher:
         """Frame id of a towed vehicle in its tractor's TF tree."""
         return f"{self.sim.vehicle_names[index]}_{self.base_frame}"
 
+    def schedules(self) -> list[Periodic]:
+        """The schedules `publish_due` serves (none without trains or articulated vehicles)."""
+        return [self._tf_timer, self._footprint_timer] if self.heads else []
+
     def publish_due(self) -> None:
         """Publish what is due at the simulation's current time."""
         if not self.heads:

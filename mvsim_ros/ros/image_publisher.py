@@ -39,6 +39,7 @@ from mvsim_ros.sensors.lidar3d import Lidar3D
 from mvsim_ros.sensors.scene import Scene
 from mvsim_ros.sensors.suite import host_frame, host_pose3, topic_prefix
 from mvsim_ros.world.specs import WorldSpec
+from mvsim_ros.schedule import Periodic
 
 
 def camera_info(intrinsics: Intrinsics, frame: str) -> CameraInfo:
@@ -244,6 +245,10 @@ class ImagePublisher:
                 pose3_transform(stamp, host_frame(lidar.vehicle, self.base_frame, self.world_frame),
                                 lidar_frame(lidar), lidar.spec.pose))
         return out
+
+    def schedules(self) -> list[Periodic]:
+        """The cameras' and 3D lidars' sample schedules, which `publish_due` serves."""
+        return [sensor.schedule for sensor in [*self.cameras, *self.lidars3d]]
 
     def publish_due(self) -> None:
         """Render and publish with every camera whose period has come."""

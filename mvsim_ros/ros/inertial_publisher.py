@@ -18,6 +18,7 @@ from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.sensors.gnss import Gnss
 from mvsim_ros.sensors.imu import Imu as ImuSensor
 from mvsim_ros.sensors.suite import host_frame, host_motion, host_pose3, topic_prefix
+from mvsim_ros.schedule import Periodic
 
 
 def rotation_quaternion(r: np.ndarray) -> Quaternion:
@@ -48,6 +49,10 @@ class InertialPublisher:
                 pose3_transform(stamp, host_frame(sensor.vehicle, self.base_frame, self.world_frame),
                                 sensor.spec.name, sensor.spec.pose))
         return out
+
+    def schedules(self) -> list[Periodic]:
+        """The IMUs' and GNSS receivers' sample schedules, which `publish_due` serves."""
+        return [sensor.schedule for sensor in [*self.imus, *self.gnss]]
 
     def publish_due(self) -> None:
         """Sample and publish every sensor whose period has come."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 
 from rclpy.node import Node
@@ -51,6 +52,11 @@ class LogServices:
             node.get_logger().info(f"logging {len(self.logs.file_names)} CSV files to {self.logs.session_dir}")
         node.create_service(Trigger, "~/clear_logs", self._on_clear)
         node.create_service(Trigger, "~/new_log_session", self._on_new_session)
+
+    @property
+    def next_due(self) -> float:
+        """Simulated time [s] at which `record` next writes (inf when logging is off)."""
+        return math.inf if self.logs is None else self.logs.next_due
 
     def record(self) -> None:
         """After each simulation step. A write error stops logging (reported once) instead of the simulation."""

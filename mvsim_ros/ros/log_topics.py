@@ -54,6 +54,10 @@ class LogTopics:
         self._row = np.zeros((len(self._publishers), len(POSE_COLUMNS)))
         self._msg = Float64()
 
+    def schedules(self) -> list[Periodic]:
+        """The log rows' schedule, which `publish_due` serves."""
+        return [self.schedule]
+
     def publish_due(self) -> None:
         """Publish one row of every log if due at the simulation's current time."""
         sim = self.sim

@@ -47,6 +47,10 @@ class ObjectMarkers:
         for index, actor in enumerate(self.actors):
             self.message.markers.append(_label_marker(actor, index, frame))
 
+    def schedules(self) -> list[Periodic]:
+        """The markers' schedule, which `publish_due` serves."""
+        return [self.schedule]
+
     def publish_due(self) -> None:
         """Publish the markers at the current poses if their period has come."""
         if not self.schedule.due(self.sim.time):

@@ -303,6 +303,10 @@ class SimPublishers:
             transforms += self._static_extra.get(WORLD_HOST, [])
         self._tf_static[topic].publish(TFMessage(transforms=transforms))
 
+    def schedules(self) -> list[Periodic]:
+        """The schedules `publish_due` serves: /clock, and odometry/TF/ground truth."""
+        return [self._clock_timer, self._odom_timer]
+
     def publish_due(self) -> None:
         """Publish whatever is due at the simulation's current time."""
         now = self.sim.time

@@ -21,6 +21,7 @@ from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar2d import Lidar2D
 from mvsim_ros.sensors.suite import host_frame, host_pose3, topic_prefix
 from mvsim_ros.world.specs import WorldSpec
+from mvsim_ros.schedule import Periodic
 
 
 class ScanPublisher:
@@ -71,6 +72,10 @@ class ScanPublisher:
                 pose3_transform(stamp, host_frame(lidar.vehicle, self.base_frame, self.world_frame), lidar.spec.name,
                                 lidar.spec.pose))
         return out
+
+    def schedules(self) -> list[Periodic]:
+        """The lidars' sample schedules, which `publish_due` serves."""
+        return [lidar.schedule for lidar in self.lidars]
 
     def publish_due(self) -> None:
         """Scan and publish with every lidar whose period has come."""

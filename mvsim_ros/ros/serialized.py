@@ -16,9 +16,13 @@ from typing import Any
 import numpy as np
 from rclpy.serialization import serialize_message
 
+from mvsim_ros.physics.jit import kernel
+
 #: struct codes by message field type.
 _CODES = {"float64": "d", "double": "d", "int32": "i", "uint32": "I"}
 _NUMPY_CODES = {"d": "f8", "i": "i4", "I": "u4"}
+#: Field kind numbers for write_fields, by struct code.
+FIELD_KINDS = {"i": 0, "I": 1, "d": 2}
 
 
 def _resolve(msg: Any, path: str) -> tuple[Any, str]:
@@ -80,6 +84,11 @@ class SerializedBatch:
     def __init__(self, template: Any, fields: list[str], count: int):
         data, endian, offsets, codes = field_layout(template, fields)
         self.store = np.tile(np.frombuffer(data, dtype=np.uint8), (count, 1))
+        #: Byte offset of each field in a row, and its kind (FIELD_KINDS), for compiled writers (write_fields).
+        self.field_offsets = np.array(offsets, dtype=np.intp)
+        self.field_kinds = np.array([FIELD_KINDS[c] for c in codes], dtype=np.int64)
+        #: True when the bytes are little-endian (what write_fields writes).
+        self.little_endian = endian == "<"
         self.rows = [self.store[i] for i in range(count)]
         self._blocks = []  # (view of shape (count, n) over the field bytes, first column, n)
         start = 0
@@ -100,3 +109,26 @@ class SerializedBatch:
     def row(self, index: int) -> bytes:
         """The serialized bytes of copy `index`."""
         return self.rows[index].tobytes()
+
+
+@kernel
+def write_fields(store, offsets, kinds, values):
+    """Compiled `SerializedBatch.fill` for little-endian batches: values[row, k] into field k of row `row` of `store`
+    (the batch's byte array), at byte offsets[k] as kinds[k] (FIELD_KINDS: int32, uint32, float64; integers
+    exactly)."""
+    number = np.empty(1, np.float64)
+    signed = np.empty(1, np.int32)
+    unsigned = np.empty(1, np.uint32)
+    number_bytes, signed_bytes, unsigned_bytes = number.view(np.uint8), signed.view(np.uint8), unsigned.view(np.uint8)
+    for row in range(store.shape[0]):
+        for k in range(offsets.size):
+            at = offsets[k]
+            if kinds[k] == 2:
+                number[0] = values[row, k]
+                store[row, at:at + 8] = number_bytes
+            elif kinds[k] == 0:
+                signed[0] = np.int32(values[row, k])
+                store[row, at:at + 4] = signed_bytes
+            else:
+                unsigned[0] = np.uint32(values[row, k])
+                store[row, at:at + 4] = unsigned_bytes

@@ -15,6 +15,7 @@ from rclpy.node import Node
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.chassis_publisher import ChassisPublisher
 from mvsim_ros.ros.commands import CommandSubscriptions
+from mvsim_ros.ros.compiled_streams import CompiledStreams
 from mvsim_ros.ros.conversions import anchor_stamps_to_wall_clock
 from mvsim_ros.ros.footprint_publisher import FootprintPublisher
 from mvsim_ros.ros.image_publisher import ImagePublisher
@@ -25,6 +26,7 @@ from mvsim_ros.ros.objects_publisher import ObjectMarkers
 from mvsim_ros.ros.publishers import PublishRates, SimPublishers, tf_publish_rate
 from mvsim_ros.ros.scan_publisher import ScanPublisher
 from mvsim_ros.ros.topics import FrameLayout, frame_layout, use_frame_layout
+from mvsim_ros.schedule import DueTimes
 from mvsim_ros.sensors.suite import build_sensors
 
 
@@ -89,19 +91,38 @@ class SimSession:
                                                       relocalize=getattr(self.publishers, "relocalize", None))
         self.log_topics = (LogTopics(node, sim, self.prefixes, log_topic_period(p["log_period"], tf_hz))
                            if p["publish_log_topics"] else None)
+        #: When each publisher (and its sensors) is next due: the node runs the simulation straight up to the
+        #: earliest, then serves only those due. In this order, the order they always published in.
+        self.due_times = DueTimes()
+        #: /clock and the vehicle streams published from inside the compiled steps (None: from Python); then the
+        #: node waits for the others only (`next_due`).
+        self.streams = CompiledStreams.for_publishers(sim, self.publishers)
+        self._python_due = DueTimes()
+        for publisher in (self.publishers, self.chassis, self.footprints, self.scans, self.inertial, self.images,
+                          self.objects, self.log_topics):
+            if publisher is not None:
+                self.due_times.add(publisher.publish_due, publisher.schedules())
+                if not (publisher is self.publishers and self.streams is not None):
+                    self._python_due.add(publisher.publish_due, publisher.schedules())
         check()
 
+    def next_due(self) -> float:
+        """Simulated time [s] at which the next publisher or sensor that Python serves is due (all of them, but
+        /clock and the vehicle streams when `streams` publishes those)."""
+        return self._python_due.next_due()
+
+    def advance(self, count: int) -> None:
+        """Run `count` steps (fewer when `streams` hands an instant back), publishing /clock and the vehicle
+        streams on the way when `streams` can; then call `publish_due`."""
+        if self.streams is not None:
+            self.streams.run(count)
+        else:
+            self.sim.step_many(count)
+
     def publish_due(self) -> None:
-        """Publish whatever is due at the simulation's current time (called after every step)."""
-        self.publishers.publish_due()
-        self.chassis.publish_due()
-        self.footprints.publish_due()
-        self.scans.publish_due()
-        self.inertial.publish_due()
-        self.images.publish_due()
-        self.objects.publish_due()
-        if self.log_topics is not None:
-            self.log_topics.publish_due()
+        """Publish whatever is due at the simulation's current time (called after every step, or after the steps
+        up to `next_due()`: nothing is due in between)."""
+        self.due_times.serve_due(self.sim.time)
 
     def publish_clock(self) -> None:
         """/clock at the current simulated time now (after steps run while paused, or on pausing)."""

@@ -7,12 +7,13 @@ they change in the node (run state, stepping while paused, swapping the simulati
 
 from __future__ import annotations
 
+import math
 import os
 import time
 
 from rclpy.clock import Clock, ClockType
 
-from mvsim_ros.physics import Simulation
+from mvsim_ros.physics import Simulation, box2d_native
 from mvsim_ros.ros.lean_events import LeanEventsNode
 from mvsim_ros.ros.log_services import LogServices
 from mvsim_ros.ros.parameters import declare_and_read, load_limits
@@ -23,11 +24,15 @@ from mvsim_ros.ros.session import SimSession
 from mvsim_ros.ros.simulation_services import SimulationServices
 from mvsim_ros.ros.step_queue import StepQueue
 from mvsim_ros.ros.topics import ros_safe_names, vehicle_prefix
+from mvsim_ros.schedule import steps_until
 from mvsim_ros.world import WorldFileError, load_world
 
 #: At most this much simulated time [s] is caught up in one timer tick; beyond it, the node slips behind
 #: real time instead of freezing (printed in the status line as a lower real-time factor).
 MAX_CATCH_UP_S = 0.25
+#: At realtime_factor 0, at most this many steps run between two looks at the wall clock (when nothing is due
+#: sooner), so a timer tick ends near its deadline.
+MAX_BATCH_STEPS = 200
 
 
 class MvsimNode(LeanEventsNode):
@@ -79,6 +84,8 @@ class MvsimNode(LeanEventsNode):
         self._stop.check()
         for warning in spec.warnings + renamed + self.sim.warnings:
             self.get_logger().warning(warning)
+        if not box2d_native.AVAILABLE:
+            self.get_logger().warning(f"stepping without compiled batches (slower): {box2d_native.UNAVAILABLE_REASON}")
         self.realtime_factor = p["realtime_factor"]
         count, forced = len(self.sim.vehicle_names), p["force_publish_vehicle_namespace"]
         prefixes = [vehicle_prefix(name, count, forced) for name in self.sim.vehicle_names]
@@ -107,6 +114,9 @@ class MvsimNode(LeanEventsNode):
             f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
             f"realtime_factor={self.realtime_factor:g}"
         )
+        if self.session.streams is not None:
+            self.get_logger().info("/clock, odometry, ground truth and odom->base_link TF are published from the "
+                                   "compiled steps")
         if self.viewer is not None:
             self.get_logger().info(f"viewer: open {self.viewer.url} in a browser (W/A/S/D or arrows drive the "
                                    "selected vehicle, space stops)")
@@ -117,7 +127,10 @@ class MvsimNode(LeanEventsNode):
             )
 
     def _tick(self) -> None:
-        """Advance the simulation to where the wall clock says it should be (or for one period if rtf = 0)."""
+        """Advance the simulation to where the wall clock says it should be (or for most of a period if rtf = 0).
+
+        The steps run in batches straight up to the next instant something is due (a publisher, a sensor, the CSV
+        log: `_advance`); only then does Python serve what is due."""
         start = time.monotonic()
         sim, dt = self.sim, self.sim.dt
         if self.paused:  # only steps asked for, as fast as they go, a tick's worth of wall time at a time
@@ -129,19 +142,39 @@ class MvsimNode(LeanEventsNode):
             if target - sim.time > MAX_CATCH_UP_S:  # too far behind: drop the backlog, keep going from here
                 self._wall_anchor, self._sim_anchor = start, sim.time
                 target = sim.time + dt
-            while sim.time + 0.5 * dt <= target and not self._stop.requested:
-                self._step()
+            # Steps while sim.time + dt/2 <= target, as one step at a time would run them.
+            remaining = math.floor((target - sim.time) / dt + 0.5)
+            while remaining > 0 and not self._stop.requested:
+                remaining -= self._advance(remaining)
         else:
             deadline = start + 0.9 * self._period
             while time.monotonic() < deadline and not self._stop.requested:
-                for _ in range(10):
-                    self._step()
+                self._advance(MAX_BATCH_STEPS)
         self.status.update()
         if self.viewer is not None:
             self.viewer.service()
 
+    def _advance(self, at_most: int) -> int:
+        """Run up to `at_most` steps, stopping at the first step after which something is due, and serve it
+        (log row, publishers, sensors). Returns the number of steps run (>= 1)."""
+        sim, session = self.sim, self.session
+        due = self.logs.next_due if self.logs is not None else math.inf
+        if session is not None:
+            due = min(due, session.next_due())
+        first = sim.steps
+        count = min(at_most, steps_until(due, first, sim.dt))
+        if session is not None:
+            session.advance(count)  # /clock and odometry may go out from inside the compiled steps
+        else:
+            sim.step_many(count)
+        self._serve_due()
+        return sim.steps - first
+
     def _step(self) -> None:
         self.sim.step()
+        self._serve_due()
+
+    def _serve_due(self) -> None:
         self.logs.record()
         if self.session is not None:  # None only while a failed rebuild is being undone
             self.session.publish_due()

@@ -47,3 +47,24 @@ def test_only_numeric_fields_can_be_patched_and_order_matters():
         SerializedBatch(TransformStamped(), ["child_frame_id"], 1)
     with pytest.raises(ValueError, match="serialized order"):
         SerializedBatch(TransformStamped(), ["transform.translation.y", "transform.translation.x"], 1)
+
+
+def test_compiled_field_writer_writes_what_fill_writes():
+    """write_fields (used from compiled loops) and SerializedBatch.fill give the same bytes, integers exactly."""
+    from mvsim_ros.ros.serialized import write_fields
+
+    batch = SerializedBatch(planar_odometry(sim_time_msg(0.0), "odom", "base_link", (0, 0, 0), (0, 0, 0)),
+                            ODOMETRY_FIELDS, 3)
+    values = np.random.default_rng(3).normal(size=(3, len(ODOMETRY_FIELDS)))
+    values[:, 0] = [5, 7, 2 ** 31 - 1]  # sec (int32)
+    values[:, 1] = [999_999_999, 0, 4_000_000_000]  # nanosec (uint32)
+    blank = batch.store.copy()
+    batch.fill(values)
+    filled = batch.store.copy()
+    batch.store[:] = blank
+    write_fields(batch.store, batch.field_offsets, batch.field_kinds, values)
+    assert batch.little_endian
+    assert batch.store.tobytes() == filled.tobytes()
+    odom = deserialize_message(batch.store[2].tobytes(), Odometry)
+    assert (odom.header.stamp.sec, odom.header.stamp.nanosec) == (2 ** 31 - 1, 4_000_000_000)
+    assert odom.pose.pose.position.x == values[2, 2]

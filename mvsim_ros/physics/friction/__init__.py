@@ -12,6 +12,7 @@ holds (HELD_FRICTION_MODELS).
 """
 
 from mvsim_ros.physics.friction import default, ellipse, pacejka, ward_iagnemma
+from mvsim_ros.physics.jit import kernel
 
 #: Friction model name (as in world files) -> (vectorised function, parameter column names).
 FRICTION_MODELS = {
@@ -30,4 +31,24 @@ HELD_FRICTION_MODELS = {
     "pacejka": pacejka.pacejka_friction_held,
 }
 
-__all__ = ["FRICTION_MODELS", "HELD_FRICTION_MODELS"]
+#: Friction model name -> the number `held_friction` dispatches on (compiled code cannot hold Python functions).
+FRICTION_CODES = {"default": 0, "wardiagnemma": 1, "ellipse": 2, "pacejka": 3}
+
+
+@kernel
+def held_friction(code, v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x, slope_y, radius,
+                  inertia_yy, wheel_mass, params, gravity, dt):
+    """The held model FRICTION_CODES names by `code`, called with the shared signature (see default.py):
+    returns (F_x, F_y, omega_new, F_hold)."""
+    args = (v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x, slope_y, radius, inertia_yy,
+            wheel_mass, params, gravity, dt)
+    if code == 0:
+        return default.default_friction_held(*args)
+    if code == 1:
+        return ward_iagnemma.ward_iagnemma_friction_held(*args)
+    if code == 2:
+        return ellipse.ellipse_friction_held(*args)
+    return pacejka.pacejka_friction_held(*args)
+
+
+__all__ = ["FRICTION_CODES", "FRICTION_MODELS", "HELD_FRICTION_MODELS", "held_friction"]

@@ -1,0 +1,111 @@
+"""Box2D callable from compiled code: our C shim (shim.cpp) over the Box2D 2.3.2 that pybox2d runs.
+
+The simulation builds its world with pybox2d (Python objects, the readable path); hot loops reach the same C++
+objects through the shim's C functions, by address (`address(obj)`):
+  - from Python: `read_bodies`, `apply_wrenches`, `ray_scan` (ctypes; a few hundred ns per call, whatever the count);
+  - from numba kernels: the `mvb_*` ExternalFunction declarations below (a direct C call, no Python).
+
+`AVAILABLE` says whether the shim is built and loaded (`python -m mvsim_ros.physics.box2d_native.build`, run by the
+set-up script); `UNAVAILABLE_REASON` why not. Without it everything still works through pybox2d's Python API, only
+slower: the results are the same either way (the shim rounds to float32 as pybox2d does; tests compare both).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+import Box2D
+import numpy as np
+from numba import types
+
+from mvsim_ros.physics.box2d_native.build import library_path
+
+_DOUBLES = types.CPointer(types.float64)
+_ADDRESSES = types.CPointer(types.intp)
+#: Numba declarations of the shim's functions (see shim.cpp for units); usable only when AVAILABLE.
+mvb_read_bodies = types.ExternalFunction("mvb_read_bodies", types.void(_ADDRESSES, types.int64, _DOUBLES))
+mvb_apply_wrenches = types.ExternalFunction(
+    "mvb_apply_wrenches", types.void(_ADDRESSES, types.int64, _DOUBLES, _DOUBLES, _DOUBLES))
+mvb_world_step = types.ExternalFunction("mvb_world_step", types.int64(types.intp, types.float64, types.int64,
+                                                                      types.int64))
+
+
+def address(obj) -> int:
+    """The C++ object address behind a pybox2d object (body, world, joint)."""
+    return int(obj.this)
+
+
+def addresses(objects) -> np.ndarray:
+    """Addresses of pybox2d objects as an intp array (what the shim's list arguments take)."""
+    return np.array([address(o) for o in objects], dtype=np.intp)
+
+
+def _load() -> tuple[ctypes.CDLL | None, str]:
+    path = library_path()
+    if not path.exists():
+        return None, f"the Box2D shim is not built ({path}); run python -m mvsim_ros.physics.box2d_native.build"
+    try:
+        # pybox2d's extension was loaded privately; make its Box2D symbols global so the shim resolves against it.
+        ctypes.CDLL(Box2D._Box2D.__file__, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        import llvmlite.binding as llvm
+
+        llvm.load_library_permanently(str(path))  # numba-compiled code finds the mvb_* symbols here
+        lib = ctypes.CDLL(str(path))
+    except OSError as exc:
+        return None, f"the Box2D shim {path} does not load: {exc}"
+    lib.mvb_read_bodies.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+    lib.mvb_read_bodies.restype = None
+    lib.mvb_apply_wrenches.argtypes = [ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
+    lib.mvb_apply_wrenches.restype = None
+    lib.mvb_world_step.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_int64, ctypes.c_int64]
+    lib.mvb_world_step.restype = ctypes.c_int64
+    lib.mvb_ray_scan.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64,
+                                 ctypes.c_double, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+    lib.mvb_ray_scan.restype = None
+    problem = _layout_problem(lib)
+    return (None, problem) if problem else (lib, "")
+
+
+def _layout_problem(lib: ctypes.CDLL) -> str:
+    """Empty if the shim reads a pybox2d body as pybox2d does (same headers, same object layout), else why not."""
+    world = Box2D.b2World(gravity=(0, 0))
+    body = world.CreateDynamicBody(position=(1.25, -2.5), angle=0.75)
+    body.CreatePolygonFixture(box=(0.5, 0.25), density=1.0)
+    body.linearVelocity, body.angularVelocity = (0.5, -1.5), 2.0
+    row = np.zeros(6)
+    lib.mvb_read_bodies(addresses([body]).ctypes.data, 1, row.ctypes.data)
+    expected = (*body.position.tuple, body.angle, *body.linearVelocity.tuple, body.angularVelocity)
+    if tuple(row.tolist()) != expected:
+        return f"the Box2D shim reads {row.tolist()} where pybox2d reads {list(expected)}: header/layout mismatch"
+    return ""
+
+
+_LIB, UNAVAILABLE_REASON = _load()
+#: True when the shim is built, loaded and agrees with pybox2d on the object layout.
+AVAILABLE = _LIB is not None
+
+
+def read_bodies(body_addresses: np.ndarray) -> np.ndarray:
+    """(N, 6) rows (x, y, angle, vx, vy, omega) of the bodies: origin position [m], angle [rad], centre-of-mass
+    velocity [m/s] and angular velocity [rad/s] (the shim must be AVAILABLE)."""
+    out = np.empty((body_addresses.size, 6))
+    _LIB.mvb_read_bodies(body_addresses.ctypes.data, body_addresses.size, out.ctypes.data)
+    return out
+
+
+def apply_wrenches(body_addresses: np.ndarray, fx: np.ndarray, fy: np.ndarray, tz: np.ndarray) -> None:
+    """World-frame force (fx, fy) [N] at each body's centre of mass and torque tz [N m] (float64 arrays)."""
+    _LIB.mvb_apply_wrenches(body_addresses.ctypes.data, body_addresses.size, fx.ctypes.data, fy.ctypes.data,
+                            tz.ctypes.data)
+
+
+def ray_scan(world_address: int, origin: tuple[float, float], bearings: np.ndarray, range_max: float,
+             hidden: np.ndarray) -> np.ndarray:
+    """Ranges [m] of beams from `origin` [m] along world `bearings` [rad] up to range_max [m]: the nearest
+    non-sensor fixture not on a `hidden` body (sorted addresses), +inf when none."""
+    bearings = np.ascontiguousarray(bearings, dtype=float)
+    out = np.empty(bearings.size)
+    _LIB.mvb_ray_scan(world_address, float(origin[0]), float(origin[1]), bearings.ctypes.data, bearings.size,
+                      float(range_max), hidden.ctypes.data, hidden.size, out.ctypes.data)
+    return out
