@@ -241,7 +241,7 @@ if ! "$VPY" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.j
 fi
 t=$SECONDS
 log "building the Box2D shim"
-"$VPY" -m mvsim_ros.physics.box2d_native.build 2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2) \
+"$VPY" -c "from mvsim_ros.physics.box2d_native.build import main; main()" 2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2) \
     || die "building the Box2D shim failed"
 "$VPY" -c 'from mvsim_ros.physics import box2d_native as n; import sys; sys.exit(n.UNAVAILABLE_REASON or 0)' \
     || die "the Box2D shim does not load"

@@ -14,8 +14,10 @@ from rclpy.node import Node
 from sensor_msgs.msg import LaserScan
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.conversions import pose3_transform, sim_time_msg
+from mvsim_ros.ros.batch_publisher import BatchPublisher
+from mvsim_ros.ros.conversions import pose3_transform, sec_nsec, sim_time_msg
 from mvsim_ros.ros.qos import reliable
+from mvsim_ros.ros.serialized import SerializedBatch
 from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar2d import Lidar2D
@@ -50,7 +52,11 @@ class ScanPublisher:
         self._publishers = [node.create_publisher(LaserScan, topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name,
                                                   reliable())
                             for lidar in lidars]
-        self._messages = [self._template(lidar) for lidar in lidars]
+        self._messages = [SerializedScan(self._template(lidar), lidar.params.rays) for lidar in lidars]
+        #: All lidars' scans in one publish call when they fall due together (the usual case: one rate), else one
+        #: call per lidar.
+        self._all = BatchPublisher([([pub], msg.batch.store) for pub, msg in zip(self._publishers, self._messages)])
+        self._each = [BatchPublisher([([pub], msg.batch.store)]) for pub, msg in zip(self._publishers, self._messages)]
 
     def _template(self, lidar: Lidar2D) -> LaserScan:
         p = lidar.params
@@ -81,7 +87,9 @@ class ScanPublisher:
         """Scan and publish with every lidar whose period has come."""
         now = self.sim.time
         updated = False
-        for lidar, pub, msg in zip(self.lidars, self._publishers, self._messages):
+        due = []
+        stamp = sec_nsec(now)
+        for index, (lidar, msg) in enumerate(zip(self.lidars, self._messages)):
             if lidar.due(now):
                 if lidar.raytrace_3d:
                     if not updated:
@@ -90,6 +98,34 @@ class ScanPublisher:
                     ranges = lidar.render_scan(self.scene, host_pose3(self.sim, lidar.vehicle))
                 else:
                     ranges = lidar.scan(self.sim.box2d.world, host_pose3(self.sim, lidar.vehicle))
-                msg.header.stamp = sim_time_msg(now)
-                msg.ranges = array.array("f", ranges.astype(np.float32).tobytes())
-                pub.publish(msg)
+                msg.write(stamp, ranges)
+                due.append(index)
+        if len(due) == len(self.lidars) and due:
+            self._all.publish()
+        else:
+            for index in due:
+                self._each[index].publish()
+
+
+class SerializedScan:
+    """A LaserScan of `rays` beams kept serialized: `write` puts a stamp and the ranges into its bytes (the frame,
+    angles and limits stay those of the template) for a serialized publish (batch.store's row 0)."""
+
+    def __init__(self, template: LaserScan, rays: int):
+        marker = np.float32(7654.321)  # find the ranges' bytes: a run of a marker value nothing else holds
+        template.ranges = array.array("f", np.full(rays, marker, dtype=np.float32).tobytes())
+        self.batch = SerializedBatch(template, ["header.stamp.sec", "header.stamp.nanosec"], 1)
+        run = np.full(rays, marker, dtype="<f4" if self.batch.little_endian else ">f4").tobytes()
+        data = self.batch.store[0].tobytes()
+        self._at = data.find(run)
+        if self._at < 0 or data.find(run, self._at + 1) >= 0:
+            raise RuntimeError("could not locate the ranges in the serialized LaserScan")
+        self._dtype = np.dtype("<f4" if self.batch.little_endian else ">f4")
+        self._stamp = np.zeros((1, 2))
+        self._ranges = self.batch.store[0, self._at:self._at + 4 * rays].view(self._dtype)
+
+    def write(self, stamp: tuple[int, int], ranges: np.ndarray) -> None:
+        """Stamp (sec, nanosec) and ranges [m] (float32 in the message; +inf: no return)."""
+        self._stamp[0] = stamp
+        self.batch.fill(self._stamp)
+        self._ranges[:] = ranges

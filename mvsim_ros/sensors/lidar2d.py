@@ -132,6 +132,10 @@ class Lidar2D:
         self._targets: dict = {}
         #: The latest scan (`scan` or `render_scan`), None before the first.
         self.latest: ScanSample | None = None
+        #: Addresses of the bodies this lidar does not see, and the (world, body count, bodies_visible) they were
+        #: listed for.
+        self._hidden = np.zeros(0, dtype=np.intp)
+        self._hidden_for: tuple | None = None
 
     def _accept(self, tag) -> bool:
         if not isinstance(tag, BodyTag):
@@ -172,9 +176,13 @@ class Lidar2D:
         beam; both give the same numbers."""
         range_max = self.params.range_max
         if box2d_native.AVAILABLE:
-            hidden = sorted(box2d_native.address(b) for b in box2d_world.bodies if not self._accept(b.userData))
+            # The bodies it hides change only with the body set (or its bodies_visible setting).
+            key = (id(box2d_world), box2d_world.bodyCount, self.params.bodies_visible)
+            if self._hidden_for != key:
+                hidden = sorted(box2d_native.address(b) for b in box2d_world.bodies if not self._accept(b.userData))
+                self._hidden, self._hidden_for = np.array(hidden, dtype=np.intp), key
             return box2d_native.ray_scan(box2d_native.address(box2d_world), origin, bearings, range_max,
-                                         np.array(hidden, dtype=np.intp))
+                                         self._hidden)
         ranges = np.full(bearings.size, np.inf)
         hit = _ClosestHit(self._accept)
         for i, bearing in enumerate(bearings.tolist()):

@@ -154,3 +154,45 @@ def test_compiled_ray_scan_equals_pybox2d_ray_casts(world_file, monkeypatch):
             assert compiled.tobytes() == python.tobytes()
             returns += int(np.isfinite(compiled).sum())
     assert returns > 0
+
+
+@pytest.mark.parametrize("world_file", ["worlds/gridmap_yard.world.xml", "worlds/office_yaml_map.world.xml",
+                                        "worlds/moving_things.world.xml", "worlds/car_trailer.world.xml",
+                                        "worlds/articulated.world.xml"])
+def test_compiled_ray_scan_equals_pybox2d_from_many_poses(world_file, monkeypatch):
+    """Scans from 25 random poses (walls of occupancy grids, blocks, vehicles, trailers; inside boxes and out),
+    by a lidar of the world or, where it has none, one added on its first vehicle."""
+    text = (REPO / world_file).read_text()
+    if "class=\"laser\"" not in text:
+        text = text.replace("</vehicle>", '<sensor class="laser" name="added"><pose_3d>0 0 0.3 0 0 0</pose_3d>'
+                            '<nrays>361</nrays><fov_degrees>360</fov_degrees></sensor></vehicle>', 1)
+    path = REPO / world_file
+    world = load_world(path) if "added" not in text else _world_from_text(text, path)
+    sim = Simulation(world)
+    lidars = build_sensors(world, 1).lidars
+    assert lidars
+    rng = np.random.default_rng(11)
+    lo, hi = sim.body_pose[:, :2].min(axis=0) - 8.0, sim.body_pose[:, :2].max(axis=0) + 8.0
+    returns = 0
+    for lidar in lidars:
+        lidar.params.range_noise = lidar.params.angle_noise = 0.0
+        for _ in range(25):
+            pose = np.array([rng.uniform(lo[0], hi[0]), rng.uniform(lo[1], hi[1]), 0.0,
+                             rng.uniform(-math.pi, math.pi), 0.0, 0.0])
+            compiled = lidar.scan(sim.box2d.world, pose).copy()
+            with monkeypatch.context() as m:
+                m.setattr(box2d_native, "AVAILABLE", False)
+                python = lidar.scan(sim.box2d.world, pose).copy()
+            assert compiled.tobytes() == python.tobytes()
+            returns += int(np.isfinite(compiled).sum())
+    assert returns > 0
+
+
+def _world_from_text(text: str, path):
+    """A world file's text, loaded as if it were at `path` (relative includes and maps resolve)."""
+    copy = path.with_name(f".{path.stem}.with_lidar.xml")
+    copy.write_text(text)
+    try:
+        return load_world(copy)
+    finally:
+        copy.unlink()

@@ -68,3 +68,33 @@ def test_compiled_field_writer_writes_what_fill_writes():
     odom = deserialize_message(batch.store[2].tobytes(), Odometry)
     assert (odom.header.stamp.sec, odom.header.stamp.nanosec) == (2 ** 31 - 1, 4_000_000_000)
     assert odom.pose.pose.position.x == values[2, 2]
+
+
+def test_serialized_scan_deserializes_to_the_scan_built_field_by_field():
+    import array
+
+    from sensor_msgs.msg import LaserScan
+
+    from mvsim_ros.ros.scan_publisher import SerializedScan
+
+    def template():
+        msg = LaserScan()
+        msg.header.frame_id = "r1/laser1"
+        msg.angle_min, msg.angle_max, msg.angle_increment = -1.5, 1.5, 3.0 / 180
+        msg.scan_time, msg.range_min, msg.range_max = 0.05, 0.01, 20.0
+        return msg
+
+    ranges = np.linspace(0.5, 19.0, 181)
+    ranges[[3, 90]] = np.inf
+    scan = SerializedScan(template(), 181)
+    scan.write((12, 345_000_000), ranges)
+    got = deserialize_message(scan.batch.store[0].tobytes(), LaserScan)
+    expected = template()
+    expected.header.stamp.sec, expected.header.stamp.nanosec = 12, 345_000_000
+    expected.ranges = array.array("f", ranges.astype(np.float32).tobytes())
+    assert got.header == expected.header
+    for field in ("angle_min", "angle_max", "angle_increment", "time_increment", "scan_time", "range_min",
+                  "range_max"):
+        assert getattr(got, field) == np.float32(getattr(expected, field)), field  # float32 fields
+    assert np.asarray(got.ranges).tobytes() == np.asarray(expected.ranges).tobytes()
+    assert len(got.intensities) == 0

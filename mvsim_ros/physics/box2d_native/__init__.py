@@ -62,7 +62,7 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
     lib.mvb_world_step.restype = ctypes.c_int64
     lib.mvb_ray_scan.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64,
                                  ctypes.c_double, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
-    lib.mvb_ray_scan.restype = None
+    lib.mvb_ray_scan.restype = ctypes.c_int64
     problem = _layout_problem(lib)
     return (None, problem) if problem else (lib, "")
 
@@ -106,6 +106,7 @@ def ray_scan(world_address: int, origin: tuple[float, float], bearings: np.ndarr
     non-sensor fixture not on a `hidden` body (sorted addresses), +inf when none."""
     bearings = np.ascontiguousarray(bearings, dtype=float)
     out = np.empty(bearings.size)
-    _LIB.mvb_ray_scan(world_address, float(origin[0]), float(origin[1]), bearings.ctypes.data, bearings.size,
-                      float(range_max), hidden.ctypes.data, hidden.size, out.ctypes.data)
+    if _LIB.mvb_ray_scan(world_address, float(origin[0]), float(origin[1]), bearings.ctypes.data, bearings.size,
+                         float(range_max), hidden.ctypes.data, hidden.size, out.ctypes.data):
+        raise MemoryError("the Box2D shim's ray scan failed")
     return out

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #define MVB_API extern "C" __attribute__((visibility("default")))
 
@@ -59,42 +60,110 @@ MVB_API int64_t mvb_world_step(intptr_t world, double dt, int64_t velocity_itera
     return 0;
 }
 
-// Closest fixture along a ray that is not a sensor and whose body is not in the sorted `hidden` list.
-class ClosestVisible : public b2RayCastCallback {
+// The fixtures a scan can see: overlapping the scan's reach, not sensors, not on a body in the sorted `hidden` list.
+class VisibleFixtures : public b2QueryCallback {
 public:
-    ClosestVisible(const intptr_t* hidden, int64_t hidden_count) : hidden_(hidden), hidden_count_(hidden_count) {}
+    VisibleFixtures(const intptr_t* hidden, int64_t hidden_count) : hidden_(hidden), hidden_count_(hidden_count) {}
 
-    float32 ReportFixture(b2Fixture* fixture, const b2Vec2&, const b2Vec2&, float32 fraction) override {
-        if (fixture->IsSensor()) return -1.0f;
+    bool ReportFixture(b2Fixture* fixture) override {
         const intptr_t body = reinterpret_cast<intptr_t>(fixture->GetBody());
-        if (std::binary_search(hidden_, hidden_ + hidden_count_, body)) return -1.0f;
-        hit = true;
-        this->fraction = fraction;
-        return fraction;  // clip: only nearer fixtures are reported from here on
+        if (!fixture->IsSensor() && !std::binary_search(hidden_, hidden_ + hidden_count_, body)) {
+            fixtures.push_back(fixture);
+        }
+        return true;
     }
 
-    bool hit = false;
-    float32 fraction = 0.0f;
+    std::vector<b2Fixture*> fixtures;
 
 private:
     const intptr_t* hidden_;
     int64_t hidden_count_;
 };
 
-// Ray cast of `count` beams from (ox, oy) [m] along world bearings [rad], each up to range_max [m], against the
-// world's fixtures (Box2D's broad phase visits only the bodies whose bounds the beam crosses). Bodies listed in
-// `hidden` (sorted addresses) and sensor fixtures are passed through. ranges[k] = fraction * range_max [m], or
-// +inf when the beam meets nothing.
-MVB_API void mvb_ray_scan(intptr_t world, double ox, double oy, const double* bearings, int64_t count, double range_max,
-                  const intptr_t* hidden, int64_t hidden_count, double* ranges) {
+// One fixture child as a scan sees it: the bearings its bounding box covers, as offsets [rad] from `centre`
+// (conservative; `all` when the origin is at or inside the box).
+struct Target {
+    b2Fixture* fixture;
+    int32 child;
+    bool all;
+    double centre, low, high;
+};
+
+static double wrap_angle(double a) {
+    while (a > M_PI) a -= 2.0 * M_PI;
+    while (a < -M_PI) a += 2.0 * M_PI;
+    return a;
+}
+
+// ray_scan: `count` beams from (ox, oy) [m] along world bearings [rad], each up to range_max [m]. ranges[k] =
+// fraction * range_max [m] of the nearest fixture the beam meets (+inf when none), among the fixtures overlapping
+// the scan's reach (one broad-phase query), minus sensors and the bodies listed in `hidden` (sorted addresses).
+// A beam is tested only against the fixtures whose bounding box lies in its direction. Each test is the fixture's
+// own Box2D ray cast, whose fraction does not depend on the clipping b2World::RayCast applies, so the nearest is the
+// one b2World::RayCast with a closest-hit callback reports, to the bit.
+static void ray_scan(intptr_t world, double ox, double oy, const double* bearings, int64_t count, double range_max,
+                     const intptr_t* hidden, int64_t hidden_count, double* ranges) {
     const b2World* w = reinterpret_cast<const b2World*>(world);
-    const b2Vec2 origin(static_cast<float32>(ox), static_cast<float32>(oy));
+    VisibleFixtures visible(hidden, hidden_count);
+    b2AABB reach;
+    reach.lowerBound.Set(static_cast<float32>(ox - range_max) - 1.0f, static_cast<float32>(oy - range_max) - 1.0f);
+    reach.upperBound.Set(static_cast<float32>(ox + range_max) + 1.0f, static_cast<float32>(oy + range_max) + 1.0f);
+    w->QueryAABB(&visible, reach);
+    const double margin = 1e-6;  // [rad]: rounding of the corner angles never hides a box
+    std::vector<Target> targets;
+    for (b2Fixture* fixture : visible.fixtures) {
+        for (int32 child = 0; child < fixture->GetShape()->GetChildCount(); ++child) {
+            const b2AABB& box = fixture->GetAABB(child);
+            Target t{fixture, child, false, 0.0, 0.0, 0.0};
+            const double x0 = box.lowerBound.x - ox, y0 = box.lowerBound.y - oy;
+            const double x1 = box.upperBound.x - ox, y1 = box.upperBound.y - oy;
+            if (x0 <= 1e-6 && x1 >= -1e-6 && y0 <= 1e-6 && y1 >= -1e-6) {
+                t.all = true;
+            } else {
+                t.centre = std::atan2(0.5 * (y0 + y1), 0.5 * (x0 + x1));
+                t.low = M_PI;
+                t.high = -M_PI;
+                const double xs[4] = {x0, x1, x1, x0}, ys[4] = {y0, y0, y1, y1};
+                for (int c = 0; c < 4; ++c) {
+                    const double d = wrap_angle(std::atan2(ys[c], xs[c]) - t.centre);
+                    t.low = std::min(t.low, d - margin);
+                    t.high = std::max(t.high, d + margin);
+                }
+            }
+            targets.push_back(t);
+        }
+    }
+    b2RayCastInput input;
+    input.p1.Set(static_cast<float32>(ox), static_cast<float32>(oy));
+    input.maxFraction = 1.0f;
     for (int64_t k = 0; k < count; ++k) {
         const double ex = ox + range_max * std::cos(bearings[k]);
         const double ey = oy + range_max * std::sin(bearings[k]);
-        ClosestVisible closest(hidden, hidden_count);
-        w->RayCast(&closest, origin, b2Vec2(static_cast<float32>(ex), static_cast<float32>(ey)));
-        ranges[k] = closest.hit ? static_cast<double>(closest.fraction) * range_max : INFINITY;
+        input.p2.Set(static_cast<float32>(ex), static_cast<float32>(ey));
+        bool hit = false;
+        float32 nearest = 0.0f;
+        for (const Target& t : targets) {
+            if (!t.all) {
+                const double d = wrap_angle(bearings[k] - t.centre);
+                if (d < t.low || d > t.high) continue;
+            }
+            b2RayCastOutput output;
+            if (t.fixture->RayCast(&output, input, t.child) && (!hit || output.fraction < nearest)) {
+                hit = true;
+                nearest = output.fraction;
+            }
+        }
+        ranges[k] = hit ? static_cast<double>(nearest) * range_max : INFINITY;
     }
 }
 
+// ray_scan for callers through the C ABI: returns 0, or 1 when it failed (out of memory, a Box2D assertion).
+MVB_API int64_t mvb_ray_scan(intptr_t world, double ox, double oy, const double* bearings, int64_t count,
+                             double range_max, const intptr_t* hidden, int64_t hidden_count, double* ranges) {
+    try {
+        ray_scan(world, ox, oy, bearings, count, range_max, hidden, hidden_count, ranges);
+    } catch (...) {
+        return 1;
+    }
+    return 0;
+}
