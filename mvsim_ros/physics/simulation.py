@@ -338,17 +338,12 @@ class Simulation:
             for wrench in (world_fx, world_fy, torque_z):
                 wrench[:self._n][self._ideal] = 0.0
             self._drive_ideal(omega_cmd, wanted, dt)
-        if self._body_addresses is not None:
-            box2d_native.apply_wrenches(self._body_addresses, world_fx, world_fy, torque_z)
-        else:
-            for body, f_x, f_y, t_z in zip(self._bodies, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
-                body.ApplyForceToCenter((f_x, f_y), True)
-                body.ApplyTorque(t_z, True)
+        self._push_wrenches(world_fx, world_fy, torque_z)
 
         # 6. Box2D step; animated blocks and actors first get the velocities that land them on their paths.
         if self.movers.count:
             self.movers.steer(self.time, dt)
-        self.box2d.world.Step(dt, self.spec.b2d_vel_iters, self.spec.b2d_pos_iters)
+        self._step_box2d(dt)
 
         # 7. Snapshot: body states once, wheel spin angles, odometry; refuse to carry NaN on.
         previous_velocity = self.velocity
@@ -372,6 +367,18 @@ class Simulation:
             self._diverged()
         if self.steps % PHI_WRAP_CHECK_STEPS == 0:
             self._wrap_spin_angles()
+
+    def _push_wrenches(self, world_fx: np.ndarray, world_fy: np.ndarray, torque_z: np.ndarray) -> None:
+        """Each body's world-frame force [N] at its centre of mass and torque [N m], for the next Box2D step."""
+        if self._body_addresses is not None:
+            box2d_native.apply_wrenches(self._body_addresses, world_fx, world_fy, torque_z)
+            return
+        for body, f_x, f_y, t_z in zip(self._bodies, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
+            body.ApplyForceToCenter((f_x, f_y), True)
+            body.ApplyTorque(t_z, True)
+
+    def _step_box2d(self, dt: float) -> None:
+        self.box2d.world.Step(dt, self.spec.b2d_vel_iters, self.spec.b2d_pos_iters)
 
     def _diverged(self) -> None:
         raise SimulationDiverged(

@@ -134,3 +134,20 @@ class BatchPublisher:
                 publish_raw(row.tobytes())
             except RuntimeError:
                 self.failures += 1
+
+
+class RowsPublisher:
+    """One serialized message per publisher (row 0 of each store), published for the ones due at an instant: all
+    of them in one call when they are all due (sensors sharing a rate), else one call each."""
+
+    def __init__(self, publishers: Sequence[Publisher], stores: Sequence[np.ndarray]):
+        self._all = BatchPublisher([([pub], store) for pub, store in zip(publishers, stores)])
+        self._each = [BatchPublisher([([pub], store)]) for pub, store in zip(publishers, stores)]
+
+    def publish(self, due: Sequence[int]) -> None:
+        """Publish the messages of the publishers at indices `due`."""
+        if due and len(due) == len(self._each):
+            self._all.publish()
+            return
+        for index in due:
+            self._each[index].publish()

@@ -6,24 +6,27 @@ from __future__ import annotations
 
 
 import numpy as np
-from geometry_msgs.msg import Quaternion, TransformStamped
+from geometry_msgs.msg import TransformStamped
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, NavSatFix, NavSatStatus
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.conversions import pose3_transform, quaternion_msg, sim_time_msg
+from mvsim_ros.ros.batch_publisher import RowsPublisher
+from mvsim_ros.ros.conversions import pose3_transform, quaternion_msg, sec_nsec, sim_time_msg
 from mvsim_ros.rotations import matrix_quaternion
 from mvsim_ros.ros.qos import reliable
+from mvsim_ros.ros.serialized import SerializedBatch
 from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.sensors.gnss import Gnss
-from mvsim_ros.sensors.imu import Imu as ImuSensor
+from mvsim_ros.sensors.imu import Imu as ImuSensor, imu_readings
 from mvsim_ros.sensors.suite import host_frame, host_motion, host_pose3, topic_prefix
 from mvsim_ros.schedule import Periodic
 
 
-def rotation_quaternion(r: np.ndarray) -> Quaternion:
-    """geometry_msgs/Quaternion of a 3x3 rotation matrix."""
-    return quaternion_msg(matrix_quaternion(r))
+#: The fields of an Imu message a sample writes, in serialized order.
+IMU_FIELDS = ["header.stamp.sec", "header.stamp.nanosec", "orientation.x", "orientation.y", "orientation.z",
+              "orientation.w", "angular_velocity.x", "angular_velocity.y", "angular_velocity.z",
+              "linear_acceleration.x", "linear_acceleration.y", "linear_acceleration.z"]
 
 
 class InertialPublisher:
@@ -35,6 +38,15 @@ class InertialPublisher:
         self.world_frame = world_frame
         self._imu_pubs = [node.create_publisher(Imu, topic_prefix(prefixes, s.vehicle) + s.spec.name, reliable())
                           for s in imus]
+        self._imu_offsets = np.array([[s.spec.pose.x, s.spec.pose.y] for s in imus], dtype=float).reshape(-1, 2)
+        self._imu_mounts = np.array([s.mount for s in imus], dtype=float).reshape(-1, 3, 3)
+        self._imu_templates = [self._imu_template(imu) for imu in imus]
+        #: IMU messages kept serialized and sent with one publish call per instant (None with publishers that
+        #: are not rclpy's: those get Imu messages).
+        self._imu_batches = None
+        if all(hasattr(pub, "handle") for pub in self._imu_pubs):
+            self._imu_batches = [SerializedBatch(msg, IMU_FIELDS, 1) for msg in self._imu_templates]
+            self._imu_rows = RowsPublisher(self._imu_pubs, [batch.store for batch in self._imu_batches])
         self._gnss_pubs = [node.create_publisher(NavSatFix, topic_prefix(prefixes, s.vehicle) + s.spec.name,
                                                  reliable())
                            for s in gnss]
@@ -50,6 +62,40 @@ class InertialPublisher:
                                 sensor.spec.name, sensor.spec.pose))
         return out
 
+    def _imu_template(self, imu: ImuSensor) -> Imu:
+        msg = Imu()
+        msg.header.frame_id = vehicle_frame(imu.vehicle, imu.spec.name)
+        msg.orientation.w = 1.0
+        msg.orientation_covariance[0::4] = [1e-6] * 3
+        msg.angular_velocity_covariance[0::4] = [max(imu.gyro_noise ** 2, 1e-12)] * 3
+        msg.linear_acceleration_covariance[0::4] = [max(imu.accel_noise ** 2, 1e-12)] * 3
+        return msg
+
+    def _publish_imus(self, due: list[int], now: float) -> None:
+        """Sample the IMUs at indices `due` (their noise-free readings in one compiled call) and publish them."""
+        sim, imus = self.sim, [self.imus[i] for i in due]
+        motion = [host_motion(sim, imu.vehicle) for imu in imus]
+        gyro, accel, frames = imu_readings(np.array([host_pose3(sim, imu.vehicle) for imu in imus]),
+                                           np.array([m[1] for m in motion], dtype=float),
+                                           np.array([m[2] for m in motion], dtype=float), self._imu_offsets[due],
+                                           self._imu_mounts[due], imus[0].gravity)
+        sec, nsec = sec_nsec(now)
+        for j, (index, imu) in enumerate(zip(due, imus)):
+            reading = imu.finish(gyro[j], accel[j], frames[j])
+            w, x, y, z = matrix_quaternion(reading.orientation)
+            row = [sec, nsec, x, y, z, w, *reading.angular_velocity, *reading.linear_acceleration]
+            if self._imu_batches is not None:
+                self._imu_batches[index].fill(np.array([row], dtype=float))
+                continue
+            msg = self._imu_templates[index]
+            msg.header.stamp = sim_time_msg(now)
+            msg.orientation = quaternion_msg((w, x, y, z))
+            msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = row[6:9]
+            msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = row[9:12]
+            self._imu_pubs[index].publish(msg)
+        if self._imu_batches is not None:
+            self._imu_rows.publish(due)
+
     def schedules(self) -> list[Periodic]:
         """The IMUs' and GNSS receivers' sample schedules, which `publish_due` serves."""
         return [sensor.schedule for sensor in [*self.imus, *self.gnss]]
@@ -57,20 +103,9 @@ class InertialPublisher:
     def publish_due(self) -> None:
         """Sample and publish every sensor whose period has come."""
         sim, now = self.sim, self.sim.time
-        for imu, pub in zip(self.imus, self._imu_pubs):
-            if imu.due(now):
-                _, velocity, acceleration = host_motion(sim, imu.vehicle)
-                reading = imu.read(host_pose3(sim, imu.vehicle), velocity, acceleration)
-                msg = Imu()
-                msg.header.stamp, msg.header.frame_id = sim_time_msg(now), vehicle_frame(imu.vehicle, imu.spec.name)
-                msg.orientation = rotation_quaternion(reading.orientation)
-                msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = reading.angular_velocity
-                accel = reading.linear_acceleration
-                msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = accel
-                msg.orientation_covariance[0::4] = [1e-6] * 3
-                msg.angular_velocity_covariance[0::4] = [max(imu.gyro_noise ** 2, 1e-12)] * 3
-                msg.linear_acceleration_covariance[0::4] = [max(imu.accel_noise ** 2, 1e-12)] * 3
-                pub.publish(msg)
+        due = [i for i, imu in enumerate(self.imus) if imu.due(now)]
+        if due:
+            self._publish_imus(due, now)
         for gnss, pub in zip(self.gnss, self._gnss_pubs):
             if gnss.due(now):
                 fix = gnss.read(host_pose3(sim, gnss.vehicle))

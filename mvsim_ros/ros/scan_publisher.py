@@ -14,7 +14,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import LaserScan
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.batch_publisher import BatchPublisher
+from mvsim_ros.ros.batch_publisher import RowsPublisher
 from mvsim_ros.ros.conversions import pose3_transform, sec_nsec, sim_time_msg
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.ros.serialized import SerializedBatch
@@ -52,11 +52,15 @@ class ScanPublisher:
         self._publishers = [node.create_publisher(LaserScan, topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name,
                                                   reliable())
                             for lidar in lidars]
-        self._messages = [SerializedScan(self._template(lidar), lidar.params.rays) for lidar in lidars]
-        #: All lidars' scans in one publish call when they fall due together (the usual case: one rate), else one
-        #: call per lidar.
-        self._all = BatchPublisher([([pub], msg.batch.store) for pub, msg in zip(self._publishers, self._messages)])
-        self._each = [BatchPublisher([([pub], msg.batch.store)]) for pub, msg in zip(self._publishers, self._messages)]
+        #: Scans go out serialized (SerializedScan), all lidars' in one publish call when they fall due together
+        #: (the usual case: one rate), else one call per lidar; publishers that are not rclpy's (no middleware
+        #: handle, e.g. a stand-in) get LaserScan messages instead.
+        self._serialized = all(hasattr(pub, "handle") for pub in self._publishers)
+        if self._serialized:
+            self._messages = [SerializedScan(self._template(lidar), lidar.params.rays) for lidar in lidars]
+            self._batch = RowsPublisher(self._publishers, [msg.batch.store for msg in self._messages])
+        else:
+            self._messages = [self._template(lidar) for lidar in lidars]
 
     def _template(self, lidar: Lidar2D) -> LaserScan:
         p = lidar.params
@@ -98,13 +102,15 @@ class ScanPublisher:
                     ranges = lidar.render_scan(self.scene, host_pose3(self.sim, lidar.vehicle))
                 else:
                     ranges = lidar.scan(self.sim.box2d.world, host_pose3(self.sim, lidar.vehicle))
-                msg.write(stamp, ranges)
+                if self._serialized:
+                    msg.write(stamp, ranges)
+                else:
+                    msg.header.stamp = sim_time_msg(now)
+                    msg.ranges = array.array("f", ranges.astype(np.float32).tobytes())
+                    self._publishers[index].publish(msg)
                 due.append(index)
-        if len(due) == len(self.lidars) and due:
-            self._all.publish()
-        else:
-            for index in due:
-                self._each[index].publish()
+        if self._serialized:
+            self._batch.publish(due)
 
 
 class SerializedScan:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mvsim_ros.sensors.host_placement import host_matrix
+from mvsim_ros.physics.jit import kernel
+from mvsim_ros.sensors.host_placement import pose6
 from mvsim_ros.sensors.sensor_params import number, positive_period
 from mvsim_ros.schedule import Periodic
 from mvsim_ros.world.specs import SensorSpec
@@ -62,18 +63,15 @@ class Imu:
     def read(self, pose: np.ndarray, velocity: np.ndarray, acceleration: np.ndarray) -> ImuReading:
         """Sample from the host's pose (x, y, yaw) or (x, y, z, yaw, pitch, roll), velocity (vx, vy, omega) and
         acceleration (ax, ay, alpha) of its reference point, world frame (all zeros for the world)."""
-        omega, alpha = velocity[2], acceleration[2]
-        body_to_world = host_matrix(pose)[:3, :3]
-        r = body_to_world @ np.array([self.spec.pose.x, self.spec.pose.y, 0.0])
-        rx, ry = r[0], r[1]
-        ax, ay = acceleration[0] - alpha * ry - omega * omega * rx, acceleration[1] + alpha * rx - omega * omega * ry
-        up = body_to_world[:, 2]
-        az = -(up[0] * ax + up[1] * ay) / up[2] if up[2] > 1e-6 else 0.0
-        accel_world = np.array([ax, ay, az + self.gravity])
-        sensor_to_world = body_to_world @ self.mount
-        world_to_sensor = sensor_to_world.T
-        gyro = world_to_sensor @ np.array([0.0, 0.0, omega])
-        accel = world_to_sensor @ accel_world
+        gyro, accel, sensor_to_world = imu_readings(np.array([pose6(pose)]), np.array([velocity], dtype=float),
+                                                    np.array([acceleration], dtype=float),
+                                                    np.array([[self.spec.pose.x, self.spec.pose.y]]),
+                                                    self.mount[None], self.gravity)
+        return self.finish(gyro[0], accel[0], sensor_to_world[0])
+
+    def finish(self, gyro: np.ndarray, accel: np.ndarray, sensor_to_world: np.ndarray) -> ImuReading:
+        """The reading from this IMU's noise-free one (`imu_readings`): plus its bias random walks and white noise
+        (drawn from its own generator, in a fixed order)."""
         if self.gyro_walk > 0:
             self.gyro_bias += self.rng.normal(0.0, self.gyro_walk * math.sqrt(self.period), 3)
         if self.accel_walk > 0:
@@ -81,3 +79,43 @@ class Imu:
         gyro = gyro + self.gyro_bias + (self.rng.normal(0.0, self.gyro_noise, 3) if self.gyro_noise > 0 else 0.0)
         accel = accel + self.accel_bias + (self.rng.normal(0.0, self.accel_noise, 3) if self.accel_noise > 0 else 0.0)
         return ImuReading(gyro, accel, sensor_to_world)
+
+
+@kernel
+def imu_readings(poses, velocities, accelerations, offsets, mounts, gravity):
+    """Noise-free readings of N IMUs in one call.
+
+    poses[i] = (x, y, z, yaw, pitch, roll) of IMU i's host [m, rad], R = Rz(yaw) Ry(pitch) Rx(roll);
+    velocities[i] = (vx, vy, omega) and accelerations[i] = (ax, ay, alpha) of the host's reference point, world
+    frame [m/s, rad/s, m/s^2, rad/s^2]; offsets[i] = the IMU's (x, y) on the host [m]; mounts[i]: its 3x3 rotation
+    on the host; gravity [m/s^2]. The IMU point accelerates as the reference point plus alpha x r - omega^2 r; the
+    vertical component keeps it on the host's tilted plane. Returns (angular velocity (N, 3) [rad/s], specific
+    force (N, 3) [m/s^2], both in the sensor frame, sensor-to-world rotations (N, 3, 3)).
+    """
+    count = poses.shape[0]
+    gyro = np.empty((count, 3))
+    accel = np.empty((count, 3))
+    frames = np.empty((count, 3, 3))
+    body = np.empty((3, 3))
+    for i in range(count):
+        cy, sy = math.cos(poses[i, 3]), math.sin(poses[i, 3])
+        cp, sp = math.cos(poses[i, 4]), math.sin(poses[i, 4])
+        cr, sr = math.cos(poses[i, 5]), math.sin(poses[i, 5])
+        body[0, 0], body[0, 1], body[0, 2] = cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr
+        body[1, 0], body[1, 1], body[1, 2] = sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr
+        body[2, 0], body[2, 1], body[2, 2] = -sp, cp * sr, cp * cr
+        rx = body[0, 0] * offsets[i, 0] + body[0, 1] * offsets[i, 1]
+        ry = body[1, 0] * offsets[i, 0] + body[1, 1] * offsets[i, 1]
+        omega, alpha = velocities[i, 2], accelerations[i, 2]
+        ax = accelerations[i, 0] - alpha * ry - omega * omega * rx
+        ay = accelerations[i, 1] + alpha * rx - omega * omega * ry
+        az = -(body[0, 2] * ax + body[1, 2] * ay) / body[2, 2] if body[2, 2] > 1e-6 else 0.0
+        world = (ax, ay, az + gravity)
+        for r in range(3):
+            for c in range(3):
+                frames[i, r, c] = body[r, 0] * mounts[i, 0, c] + body[r, 1] * mounts[i, 1, c] + \
+                    body[r, 2] * mounts[i, 2, c]
+        for c in range(3):  # sensor frame = (sensor-to-world)^T world
+            gyro[i, c] = frames[i, 2, c] * omega
+            accel[i, c] = frames[i, 0, c] * world[0] + frames[i, 1, c] * world[1] + frames[i, 2, c] * world[2]
+    return gyro, accel, frames

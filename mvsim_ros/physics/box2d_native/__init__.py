@@ -2,7 +2,8 @@
 
 The simulation builds its world with pybox2d (Python objects, the readable path); hot loops reach the same C++
 objects through the shim's C functions, by address (`address(obj)`):
-  - from Python: `read_bodies`, `apply_wrenches`, `ray_scan` (ctypes; a few hundred ns per call, whatever the count);
+  - from Python: `read_bodies`, `apply_wrenches` (small compiled wrappers), `ray_scan` (ctypes): about a
+    microsecond per call, whatever the number of bodies or beams;
   - from numba kernels: the `mvb_*` ExternalFunction declarations below (a direct C call, no Python).
 
 `AVAILABLE` says whether the shim is built and loaded (`python -m mvsim_ros.physics.box2d_native.build`, run by the
@@ -17,7 +18,7 @@ import os
 
 import Box2D
 import numpy as np
-from numba import types
+from numba import njit, types
 
 from mvsim_ros.physics.box2d_native.build import library_path
 
@@ -89,15 +90,24 @@ AVAILABLE = _LIB is not None
 def read_bodies(body_addresses: np.ndarray) -> np.ndarray:
     """(N, 6) rows (x, y, angle, vx, vy, omega) of the bodies: origin position [m], angle [rad], centre-of-mass
     velocity [m/s] and angular velocity [rad/s] (the shim must be AVAILABLE)."""
-    out = np.empty((body_addresses.size, 6))
-    _LIB.mvb_read_bodies(body_addresses.ctypes.data, body_addresses.size, out.ctypes.data)
-    return out
+    return _read_bodies(body_addresses)
 
 
 def apply_wrenches(body_addresses: np.ndarray, fx: np.ndarray, fy: np.ndarray, tz: np.ndarray) -> None:
     """World-frame force (fx, fy) [N] at each body's centre of mass and torque tz [N m] (float64 arrays)."""
-    _LIB.mvb_apply_wrenches(body_addresses.ctypes.data, body_addresses.size, fx.ctypes.data, fy.ctypes.data,
-                            tz.ctypes.data)
+    _apply_wrenches(body_addresses, fx, fy, tz)
+
+
+@njit(cache=True)
+def _read_bodies(body_addresses):
+    out = np.empty((body_addresses.size, 6))
+    mvb_read_bodies(body_addresses.ctypes, body_addresses.size, out.ctypes)
+    return out
+
+
+@njit(cache=True)
+def _apply_wrenches(body_addresses, fx, fy, tz):
+    mvb_apply_wrenches(body_addresses.ctypes, body_addresses.size, fx.ctypes, fy.ctypes, tz.ctypes)
 
 
 def ray_scan(world_address: int, origin: tuple[float, float], bearings: np.ndarray, range_max: float,
