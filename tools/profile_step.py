@@ -4,10 +4,9 @@ tables for the README.
 Columns: `step()` with pybox2d's Python API for the bodies (how every step ran before the Box2D shim), `step()`
 with the shim, and `step_many` (all phases in one compiled call). For `step()` each phase's functions are wrapped
 with a timer (their call overhead included) and "Python between phases" is the rest of that wrapped step's time
-(the ~13 wrappers add about 2 us to it); the total is the unwrapped step's; `step_many` runs as one compiled call, so
-only Box2D's own step (the same C++ code,
-timed alone on the same world) is split off. Each figure is the best of several timed loops (least disturbed by
-other load); the machine's noise is still +-10-20 %.
+(the ~13 wrappers add about 2 us to it); the total is the unwrapped step's; `step_many` runs as one compiled call,
+so only Box2D's own step (the same C++ code, timed alone on the same world) is split off. Each figure is the best
+of several timed loops (least disturbed by other load); the machine's noise is still +-10-20 %.
 
     .venv/bin/python tools/profile_step.py [--repeat 7]
 """

@@ -7,7 +7,7 @@ runs the physics' compiled steps (physics/compiled_steps.run_steps) straight up 
 due, writes the numbers into the serialized messages (serialized.write_fields) and hands them to rcl
 (`rcl_publish_serialized_message`, as batch_publisher.py does), all in one call: what the Python path publishes,
 byte for byte. It hands back to Python (which then serves that instant itself) when an odometry event needs
-Python: a vehicle's collision flag changes, or fake localization's listener check is due or someone listens.
+Python: a vehicle's collision flag changes, or someone listens to fake localization.
 
 `CompiledStreams.for_publishers` says whether a session's SimPublishers can go this way (rcl reachable, one
 serialized batch per stream, little-endian messages, a world whose steps compile); the node then calls
@@ -64,9 +64,9 @@ def steps_with_streams(count, steps, dt, wrap_every, spin, body_pose, body_veloc
 
     clock = (on, schedule [next time, period, last time published] [s], handle, message (1-element address
     arrays), store, offsets, kinds, stamp offset [ns] (1-element array)); vehicles = (on, schedule [next time,
-    period, time from which an odometry event needs Python], handles, messages, odom (store, offsets, kinds),
-    truth (...), tf (...), tf on, z, pitch, roll, vz (terrain arrays), touching, since_reset (contact counters),
-    collision_state).
+    period, time from which an odometry event needs Python: 0 while fake localization has listeners, else inf],
+    handles, messages, odom (store, offsets, kinds), truth (...), tf (...), tf on, z, pitch, roll, vz (terrain
+    arrays), touching, since_reset (contact counters), collision_state).
     Returns run_steps' results plus (failures, handed_back): the number of messages rcl refused, and whether an
     odometry event due now was left to Python.
     """
@@ -188,8 +188,7 @@ class CompiledStreams:
         self._clock_schedule[0] = p._clock_timer.next_time
         self._clock_schedule[2] = math.nan if p._clock_published is None else p._clock_published
         self._schedule[0] = p._odom_timer.next_time
-        self._schedule[2] = (math.inf if not p._localization
-                             else 0.0 if p._localization_listened else p._listener_check.next_time)
+        self._schedule[2] = 0.0 if p.check_listeners() else math.inf  # fake localization is Python's
         self._collision_state[:] = p._collision_state
         self._offset_ns[0] = stamp_offset_ns()
         while count > 0:

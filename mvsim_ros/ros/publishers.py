@@ -4,6 +4,7 @@ own sim-time rate."""
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,7 +129,8 @@ def tf_publish_rate(odometry_hz: float, period_ms_publish_tf: float, dt: float) 
     return rate, f"period_ms_publish_tf={period_ms_publish_tf:g} sets odometry/TF to {rate:g} Hz{ignored}"
 
 
-#: How often [s of simulated time] the fake-localization publishers are asked whether anyone subscribes.
+#: How often [s of wall time] the fake-localization publishers are asked whether anyone subscribes (subscribers come
+#: and go in wall time, whatever the simulation's speed).
 LISTENER_CHECK_S = 0.5
 
 #: MVSim's default TF period [ms], and the odometry rate [Hz] it matches.
@@ -228,12 +230,12 @@ class SimPublishers:
             cloud_pubs = [node.create_publisher(PoseArray, p + "particlecloud", reliable(1)) for p in self.prefixes]
             self._localization = [_VehicleRows([amcl] * count, AMCL_POSE_FIELDS, amcl_pubs),
                                   _VehicleRows([cloud] * count, PARTICLE_CLOUD_FIELDS, cloud_pubs)]
-        #: Fake localization goes out only while someone subscribes to it (checked every LISTENER_CHECK_S of
+        #: Fake localization goes out only while someone subscribes to it (checked every LISTENER_CHECK_S of wall
         #: simulated time): nothing else in the stack reads it, and its two messages per vehicle would otherwise
         #: double the cost of every odometry publication.
         self._localization_pubs = [pub for rows in self._localization for _, pubs, _ in rows.groups for pub in pubs]
         self._localization_batch = BatchPublisher([s for rows in self._localization for s in rows.streams()])
-        self._listener_check = Periodic(LISTENER_CHECK_S)
+        self._listeners_checked = -math.inf  # time.monotonic() of the last check
         self._localization_listened = False
         self._batch = BatchPublisher(streams)
         self._node = node
@@ -315,6 +317,14 @@ class SimPublishers:
         if self._odom_timer.due(now):
             self.publish_vehicles()
 
+    def check_listeners(self) -> bool:
+        """Whether anyone subscribes to fake localization (amcl_pose, particlecloud), asked of the middleware at
+        most every LISTENER_CHECK_S of wall time."""
+        if self._localization and time.monotonic() - self._listeners_checked >= LISTENER_CHECK_S:
+            self._listeners_checked = time.monotonic()
+            self._localization_listened = any(pub.get_subscription_count() for pub in self._localization_pubs)
+        return self._localization_listened
+
     def publish_clock(self) -> None:
         """/clock at the simulation's current time now, whether due or not (e.g. after steps run while paused,
         so that a stepped simulation's clock reads where it stopped); nothing when /clock is off or this time was
@@ -341,8 +351,7 @@ class SimPublishers:
         self._truth_msgs.fill(truth)
         for vehicles, rows, merged in self._tf_msgs:
             rows.fill(tf[vehicles].reshape(1, -1) if merged else tf)
-        if self._localization and self._listener_check.due(sim.time):
-            self._localization_listened = any(pub.get_subscription_count() for pub in self._localization_pubs)
+        self.check_listeners()
         if self._localization_listened:
             for rows in self._localization:
                 rows.fill(truth[:, :9])  # stamp and pose fields, laid out as in the odometry

@@ -185,6 +185,14 @@ def test_compiled_ray_scan_equals_pybox2d_from_many_poses(world_file, monkeypatc
                 python = lidar.scan(sim.box2d.world, pose).copy()
             assert compiled.tobytes() == python.tobytes()
             returns += int(np.isfinite(compiled).sum())
+            # Unevenly spaced beams (angle noise) take the shim's other path.
+            bearings = pose[3] + lidar.params.angles + rng.normal(0.0, 0.01, lidar.params.rays)
+            origin = (float(pose[0]), float(pose[1]))
+            compiled = lidar._cast(sim.box2d.world, origin, bearings)
+            with monkeypatch.context() as m:
+                m.setattr(box2d_native, "AVAILABLE", False)
+                python = lidar._cast(sim.box2d.world, origin, bearings)
+            assert compiled.tobytes() == python.tobytes()
     assert returns > 0
 
 

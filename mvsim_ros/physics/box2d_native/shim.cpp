@@ -133,27 +133,50 @@ static void ray_scan(intptr_t world, double ox, double oy, const double* bearing
             targets.push_back(t);
         }
     }
+    // Each beam's far end, then each target against the beams in its direction: the beams' order does not matter
+    // (the nearest of the same fractions is the same), so evenly spaced bearings (no angle noise) are visited by
+    // index range, others by testing every beam.
+    std::vector<b2Vec2> ends(count);
+    for (int64_t k = 0; k < count; ++k) {
+        ends[k].Set(static_cast<float32>(ox + range_max * std::cos(bearings[k])),
+                    static_cast<float32>(oy + range_max * std::sin(bearings[k])));
+    }
+    const double step = count > 1 ? (bearings[count - 1] - bearings[0]) / static_cast<double>(count - 1) : 0.0;
+    bool even = step > 1e-9;
+    for (int64_t k = 1; even && k < count; ++k) {
+        even = std::fabs(bearings[k] - (bearings[0] + step * static_cast<double>(k))) < 1e-9;
+    }
+    std::vector<float32> nearest(count, 2.0f);  // > 1: no hit yet
     b2RayCastInput input;
     input.p1.Set(static_cast<float32>(ox), static_cast<float32>(oy));
     input.maxFraction = 1.0f;
-    for (int64_t k = 0; k < count; ++k) {
-        const double ex = ox + range_max * std::cos(bearings[k]);
-        const double ey = oy + range_max * std::sin(bearings[k]);
-        input.p2.Set(static_cast<float32>(ex), static_cast<float32>(ey));
-        bool hit = false;
-        float32 nearest = 0.0f;
-        for (const Target& t : targets) {
-            if (!t.all) {
-                const double d = wrap_angle(bearings[k] - t.centre);
-                if (d < t.low || d > t.high) continue;
-            }
-            b2RayCastOutput output;
-            if (t.fixture->RayCast(&output, input, t.child) && (!hit || output.fraction < nearest)) {
-                hit = true;
-                nearest = output.fraction;
-            }
+    auto test = [&](const Target& t, int64_t k) {
+        if (!t.all) {
+            const double d = wrap_angle(bearings[k] - t.centre);
+            if (d < t.low || d > t.high) return;
         }
-        ranges[k] = hit ? static_cast<double>(nearest) * range_max : INFINITY;
+        input.p2 = ends[k];
+        b2RayCastOutput output;
+        if (t.fixture->RayCast(&output, input, t.child) && output.fraction < nearest[k]) {
+            nearest[k] = output.fraction;
+        }
+    };
+    for (const Target& t : targets) {
+        if (t.all || !even) {
+            for (int64_t k = 0; k < count; ++k) test(t, k);
+            continue;
+        }
+        const double base = wrap_angle(bearings[0] - t.centre);  // beam k lies at base + k step (mod 2 pi)
+        for (int turn = -1; turn <= 1; ++turn) {
+            const double shift = 2.0 * M_PI * turn - base;
+            const int64_t first = std::max<int64_t>(0, static_cast<int64_t>(std::floor((t.low + shift) / step)) - 1);
+            const int64_t last = std::min<int64_t>(count - 1,
+                                                   static_cast<int64_t>(std::ceil((t.high + shift) / step)) + 1);
+            for (int64_t k = first; k <= last; ++k) test(t, k);  // the exact direction test is in `test`
+        }
+    }
+    for (int64_t k = 0; k < count; ++k) {
+        ranges[k] = nearest[k] <= 1.0f ? static_cast<double>(nearest[k]) * range_max : INFINITY;
     }
 }
 
