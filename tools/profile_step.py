@@ -4,7 +4,8 @@ tables for the README.
 Columns: `step()` with pybox2d's Python API for the bodies (how every step ran before the Box2D shim), `step()`
 with the shim, and `step_many` (all phases in one compiled call). For `step()` each phase's functions are wrapped
 with a timer (their call overhead included) and "Python between phases" is the rest of that wrapped step's time
-(the ~13 wrappers add about 2 us to it); the total is the unwrapped step's; `step_many` runs as one compiled call,
+(the ~13 wrappers add about 2 us to it), so the rows add up to the total; the unwrapped step's own best time is
+given below it, timed in other loops; `step_many` runs as one compiled call,
 so only Box2D's own step (the same C++ code, timed alone on the same world) is split off. Each figure is the best
 of several timed loops (least disturbed by other load); the machine's noise is still +-10-20 %.
 
@@ -119,7 +120,8 @@ def profile(robots: int, repeat: int) -> dict[str, tuple[float, float, float | N
     table["all phases but Box2D's step, compiled"] = (None, None, many - box2d)
     table["Python between phases"] = (columns[0][0]["Python between phases"], columns[1][0]["Python between phases"],
                                       0.0)
-    table["**total per step**"] = (columns[0][1], columns[1][1], many)
+    table["**total per step**"] = (sum(columns[0][0].values()), sum(columns[1][0].values()), many)
+    table["(step() without the timers)"] = (columns[0][1], columns[1][1], None)
     return table
 
 

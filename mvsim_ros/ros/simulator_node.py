@@ -35,7 +35,7 @@ MAX_CATCH_UP_S = 0.25
 FULL_SPEED_TICK_S = 0.05
 #: At realtime_factor 0, at most this many steps run between two looks at the wall clock (when nothing is due
 #: sooner), so a timer tick ends near its deadline.
-MAX_BATCH_STEPS = 200
+MAX_BATCH_STEPS = 1000
 
 
 class MvsimNode(LeanEventsNode):
