@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mvsim_ros.physics.friction import FRICTION_CODES, FRICTION_MODELS, HELD_FRICTION_MODELS
+from mvsim_ros.physics.friction import FRICTION_CODES, FRICTION_MODELS
 from mvsim_ros.world.specs import WorldSpec
 
 #: Property names a region may set, and the friction parameter column each one overrides.
@@ -18,20 +18,16 @@ REGION_OVERRIDES = {"friction_mu": "mu", "friction_C_rr": "C_rr"}
 class FrictionGroup:
     """All wheels using one friction model: their indices, and their parameters (columns = the model's names).
 
-    base_params holds the world-file values; params is what the next step uses (base + region overrides).
-    model returns (F_x, F_y, omega_new, F_hold) (friction.HELD_FRICTION_MODELS); plain_model the same without
-    F_hold (friction.FRICTION_MODELS: on flat ground there is nothing to hold); code: the model's number for the
-    compiled step (friction.FRICTION_CODES, friction.held_friction).
+    base_params holds the world-file values; params is what the next step uses (base + region overrides). code: the
+    model's number (friction.FRICTION_CODES), which friction.held_friction dispatches on.
     """
 
-    model: object
+    code: int
     names: tuple[str, ...]
     index: np.ndarray
     base_params: np.ndarray
     params: np.ndarray = field(init=False)
     all_wheels: bool = False
-    plain_model: object = None
-    code: int = 0
 
     def __post_init__(self) -> None:
         self.params = self.base_params.copy()
@@ -54,13 +50,11 @@ def friction_groups(world: WorldSpec, wheel_vehicle: np.ndarray) -> list[Frictio
     models = [world.vehicles[v].friction.model for v in wheel_vehicle.tolist()]
     groups = []
     for name in sorted(set(models)):
-        plain, names = FRICTION_MODELS[name]
-        model = HELD_FRICTION_MODELS[name]
+        names = FRICTION_MODELS[name][1]
         index = np.array([i for i, m in enumerate(models) if m == name], dtype=np.intp)
         rows = [[world.vehicles[wheel_vehicle[i]].friction.params[p] for p in names] for i in index.tolist()]
         params = np.array(rows, dtype=float).reshape(len(index), len(names))
-        groups.append(FrictionGroup(model, names, index, params, all_wheels=len(index) == len(models),
-                                    plain_model=plain, code=FRICTION_CODES[name]))
+        groups.append(FrictionGroup(FRICTION_CODES[name], names, index, params, all_wheels=len(index) == len(models)))
     return groups
 
 

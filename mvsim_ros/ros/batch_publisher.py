@@ -19,6 +19,7 @@ import functools
 from typing import Callable, Sequence
 
 import numpy as np
+from numba import njit, types
 from rclpy.publisher import Publisher
 
 #: rcutils_uint8_array_t (= rcl_serialized_message_t): buffer, buffer_length, buffer_capacity, then the
@@ -40,37 +41,39 @@ def _loaded_library(name: str) -> str | None:
     return None
 
 
+# rcl_ret_t rcl_publish_serialized_message(const rcl_publisher_t *, const rcl_serialized_message_t *,
+#                                          rmw_publisher_allocation_t *), pointers passed as integers; resolved by
+# name in the librcl that rclpy loaded, once _publish_kernel() made it visible to compiled code.
+_rcl_publish = types.ExternalFunction("rcl_publish_serialized_message",
+                                      types.int32(types.uintp, types.uintp, types.uintp))
+_reset_error = types.ExternalFunction("rcutils_reset_error", types.void())
+
+
+@njit(cache=True, nogil=True)
+def publish_all(publishers, messages):
+    """Publish message i (a serialized-message struct's address) on publisher i (an rcl publisher's address);
+    returns how many rcl refused. Only after _publish_kernel() returned it (rcl must be visible)."""
+    failures = 0
+    for i in range(publishers.shape[0]):
+        if _rcl_publish(publishers[i], messages[i], 0) != 0:
+            _reset_error()  # rcl keeps one error state per thread: clear it, as rclpy does after raising
+            failures += 1
+    return failures
+
+
 def _compile_publish_kernel() -> Callable[[np.ndarray, np.ndarray], int] | None:
-    """A compiled `publish_all(publisher_pointers, message_pointers) -> number of failures`, or None where
-    rcl's libraries are not mapped into this process."""
+    """`publish_all`, once rcl's libraries are visible to compiled code, or None where they are not mapped into
+    this process."""
     rcl, rcutils = _loaded_library("librcl.so"), _loaded_library("librcutils.so")
     if rcl is None or rcutils is None:
         return None
     import llvmlite.binding as llvm
-    from numba import types
-
-    from mvsim_ros.physics.jit import kernel
 
     try:
         llvm.load_library_permanently(rcl)
         llvm.load_library_permanently(rcutils)
     except RuntimeError:
         return None
-    # rcl_ret_t rcl_publish_serialized_message(const rcl_publisher_t *, const rcl_serialized_message_t *,
-    #                                          rmw_publisher_allocation_t *), pointers passed as integers.
-    rcl_publish = types.ExternalFunction(
-        "rcl_publish_serialized_message", types.int32(types.uintp, types.uintp, types.uintp))
-    reset_error = types.ExternalFunction("rcutils_reset_error", types.void())
-
-    @kernel
-    def publish_all(publishers, messages):
-        failures = 0
-        for i in range(publishers.shape[0]):
-            if rcl_publish(publishers[i], messages[i], 0) != 0:
-                reset_error()  # rcl keeps one error state per thread: clear it, as rclpy does after raising
-                failures += 1
-        return failures
-
     publish_all(np.zeros(0, np.uintp), np.zeros(0, np.uintp))
     return publish_all
 
@@ -118,6 +121,16 @@ class BatchPublisher:
         self._handles = np.array(handles, dtype=np.uintp)
         self._message_pointers = (self._messages.ctypes.data
                                   + _SERIALIZED_MESSAGE.itemsize * np.arange(count)).astype(np.uintp)
+
+    @property
+    def handles(self) -> np.ndarray:
+        """The rcl publishers' addresses, one per message (only when `direct`)."""
+        return self._handles
+
+    @property
+    def message_pointers(self) -> np.ndarray:
+        """The addresses of the serialized-message structs over the streams' rows (only when `direct`)."""
+        return self._message_pointers
 
     @property
     def direct(self) -> bool:

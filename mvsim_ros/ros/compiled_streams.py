@@ -5,7 +5,7 @@ These two streams are due every 2 and every 4 steps at the default rates (100 Hz
 dt = 5 ms): served from Python, each of those events costs more than the steps between them. `steps_with_streams`
 runs the physics' compiled steps (physics/compiled_steps.run_steps) straight up to the next instant one of them is
 due, writes the numbers into the serialized messages (serialized.write_fields) and hands them to rcl
-(`rcl_publish_serialized_message`, as batch_publisher.py does), all in one call: what the Python path publishes,
+(batch_publisher.publish_all: `rcl_publish_serialized_message`), all in one call: what the Python path publishes,
 byte for byte. It hands back to Python (which then serves that instant itself) when an odometry event needs
 Python: a vehicle's collision flag changes, or someone listens to fake localization.
 
@@ -19,34 +19,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.compiled_steps import RAN, run_steps
 from mvsim_ros.physics.simulation import PHI_WRAP_CHECK_STEPS
-from mvsim_ros.ros.batch_publisher import _SERIALIZED_MESSAGE, _publish_kernel
+from mvsim_ros.ros.batch_publisher import BatchPublisher, _publish_kernel, publish_all
 from mvsim_ros.ros.conversions import stamp_offset_ns
 from mvsim_ros.ros.publishers import SimPublishers, _vehicle_messages
 from mvsim_ros.ros.serialized import SerializedBatch, write_fields
 from mvsim_ros.schedule import DUE_TOLERANCE_S, next_grid_time, steps_until
-
-# rcl_ret_t rcl_publish_serialized_message(const rcl_publisher_t *, const rcl_serialized_message_t *,
-#                                          rmw_publisher_allocation_t *); resolved in the librcl rclpy loaded
-# (batch_publisher._publish_kernel() makes it visible to compiled code first).
-_rcl_publish = types.ExternalFunction("rcl_publish_serialized_message",
-                                      types.int32(types.uintp, types.uintp, types.uintp))
-_reset_error = types.ExternalFunction("rcutils_reset_error", types.void())
-
-
-@njit(cache=True)
-def _publish(handles, messages):
-    """Publish message i on publisher i (addresses); returns how many rcl refused."""
-    failures = 0
-    for i in range(handles.size):
-        if _rcl_publish(handles[i], messages[i], 0) != 0:
-            _reset_error()  # rcl keeps one error state per thread: clear it, as rclpy does after raising
-            failures += 1
-    return failures
 
 
 @njit(cache=True)
@@ -112,7 +94,7 @@ def steps_with_streams(count, steps, dt, wrap_every, spin, body_pose, body_veloc
                 clock_schedule[2] = now
                 clock_values[0, 0], clock_values[0, 1] = _stamp(now, offset_ns[0])
                 write_fields(clock_store, clock_offsets, clock_kinds, clock_values)
-                failures += _publish(clock_handle, clock_message)
+                failures += publish_all(clock_handle, clock_message)
             clock_schedule[0] = next_grid_time(clock_schedule[0], clock_schedule[1], now)
         if vehicles_on and reach >= schedule[0]:
             for k in range(vehicle_count):
@@ -125,7 +107,7 @@ def steps_with_streams(count, steps, dt, wrap_every, spin, body_pose, body_veloc
             write_fields(truth[0], truth[1], truth[2], truth_values)
             if tf_on:
                 write_fields(tf[0], tf[1], tf[2], tf_values)
-            failures += _publish(handles, messages)
+            failures += publish_all(handles, messages)
             schedule[0] = next_grid_time(schedule[0], schedule[1], now)
     return (total, status, body_pose, body_velocity, acceleration, spin, torque, wheel_cos, wheel_sin, failures,
             handed_back)
@@ -147,10 +129,10 @@ class CompiledStreams:
         self._offset_ns = np.zeros(1, dtype=np.int64)  # conversions.stamp_offset_ns(), at every run
         if p._clock is not None:
             clock_batch = p._clock_msg
-            self._clock_message = _messages_for(clock_batch.store)
-            clock = (p._clock_timer.period is not None, self._clock_schedule,
-                     np.array([p._clock.handle.pointer], dtype=np.uintp), self._clock_message[1],
-                     clock_batch.store, clock_batch.field_offsets, clock_batch.field_kinds, self._offset_ns)
+            self._clock_publisher = BatchPublisher([([p._clock], clock_batch.store)])
+            clock = (p._clock_timer.period is not None, self._clock_schedule, self._clock_publisher.handles,
+                     self._clock_publisher.message_pointers, clock_batch.store, clock_batch.field_offsets,
+                     clock_batch.field_kinds, self._offset_ns)
         else:
             empty = np.zeros(0, dtype=np.uintp)
             clock = (False, self._clock_schedule, empty, empty, np.zeros((0, 0), np.uint8), np.zeros(0, np.intp),
@@ -159,8 +141,8 @@ class CompiledStreams:
         tf = _only_batch(p._tf_msgs[0][1]) if p._tf_msgs else odom
         contacts, terrain = sim.box2d.contacts, sim.terrain
         self._collision_state = np.zeros(len(sim.vehicle_names), dtype=bool)
-        self._vehicles = (p._odom_timer.period is not None, self._schedule, p._batch._handles,
-                          p._batch._message_pointers, _fields(odom), _fields(truth), _fields(tf), bool(p._tf_msgs),
+        self._vehicles = (p._odom_timer.period is not None, self._schedule, p._batch.handles,
+                          p._batch.message_pointers, _fields(odom), _fields(truth), _fields(tf), bool(p._tf_msgs),
                           terrain.z, terrain.pitch, terrain.roll, terrain.vz, contacts.touching, contacts.since_reset,
                           self._collision_state)
         self._clock = clock
@@ -213,12 +195,3 @@ def _only_batch(rows) -> SerializedBatch:
 
 def _fields(batch: SerializedBatch) -> tuple:
     return batch.store, batch.field_offsets, batch.field_kinds
-
-
-def _messages_for(store: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """rcl serialized-message structs over each row of `store`, and their addresses (keep both alive)."""
-    messages = np.zeros(store.shape[0], _SERIALIZED_MESSAGE)
-    messages["buffer"] = store.ctypes.data + store.shape[1] * np.arange(store.shape[0])
-    messages["buffer_length"] = messages["buffer_capacity"] = store.shape[1]
-    addresses = (messages.ctypes.data + _SERIALIZED_MESSAGE.itemsize * np.arange(store.shape[0])).astype(np.uintp)
-    return messages, addresses
