@@ -57,10 +57,6 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
         return None, f"the Box2D shim {path} does not load: {exc}"
     lib.mvb_read_bodies.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
     lib.mvb_read_bodies.restype = None
-    lib.mvb_apply_wrenches.argtypes = [ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
-    lib.mvb_apply_wrenches.restype = None
-    lib.mvb_world_step.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_int64, ctypes.c_int64]
-    lib.mvb_world_step.restype = ctypes.c_int64
     lib.mvb_ray_scan.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64,
                                  ctypes.c_double, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
     lib.mvb_ray_scan.restype = ctypes.c_int64

@@ -17,10 +17,6 @@
 #define MVB_API extern "C" __attribute__((visibility("default")))
 
 
-// Layout check: the size of b2Body and the offsets the inline accessors use, packed into one number that the
-// loader compares with values read through pybox2d.
-MVB_API int64_t mvb_body_size() { return static_cast<int64_t>(sizeof(b2Body)); }
-
 // Position (x, y) [m] and angle [rad] of a body's origin, centre-of-mass velocity (vx, vy) [m/s] and angular
 // velocity [rad/s], written as rows of 6 doubles into `out` for each of `count` bodies.
 MVB_API void mvb_read_bodies(const intptr_t* bodies, int64_t count, double* out) {
