@@ -114,10 +114,18 @@ def pid_torque_law(wanted_speed, omega, radius, dt, pid, kp, ki, kd, i_max, max_
     Returns (const, slope) with tau = const - slope * omega_new: the proportional term K_P (v* - R omega_new)
     stays a function of the new spin; integral, derivative and saturated outputs are constants.
     """
-    count = wanted_speed.size
-    const = np.empty(count)
-    slope = np.empty(count)
-    for i in range(count):
+    const = np.empty(wanted_speed.size)
+    slope = np.empty(wanted_speed.size)
+    pid_torque_law_into(wanted_speed, omega, radius, dt, pid, kp, ki, kd, i_max, max_torque, raw_torque, integral,
+                        last_error, const, slope)
+    return const, slope
+
+
+@kernel
+def pid_torque_law_into(wanted_speed, omega, radius, dt, pid, kp, ki, kd, i_max, max_torque, raw_torque, integral,
+                        last_error, const, slope):
+    """pid_torque_law writing (const [N m], slope [N m s/rad]) into the given arrays (no allocation)."""
+    for i in range(wanted_speed.size):
         if not pid[i]:
             const[i] = raw_torque[i]
             slope[i] = 0.0
@@ -132,4 +140,3 @@ def pid_torque_law(wanted_speed, omega, radius, dt, pid, kp, ki, kd, i_max, max_
             integral[i] = trial
         const[i] = kp[i] * wanted_speed[i] + ki[i] * integral[i] + kd[i] * derivative
         slope[i] = kp[i] * radius[i]
-    return const, slope

@@ -11,7 +11,7 @@ from mvsim_ros.physics.actor_paths import ActorPath
 from mvsim_ros.physics.bodies import Box2DWorld, build_box2d_world
 from mvsim_ros.physics.command_limits import CommandLimits
 from mvsim_ros.physics.commands import VehicleCommands
-from mvsim_ros.physics.compiled_steps import DIVERGED, RAN, run_steps
+from mvsim_ros.physics.compiled_steps import DIVERGED, RAN, run_steps, step_workspace
 from mvsim_ros.physics.controllers import WheelControllers
 from mvsim_ros.physics.entity_state import checked_state, joined_set, place_rigidly
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
@@ -506,8 +506,9 @@ class Simulation:
         return ", ".join(why for needed, why in checks if needed)
 
     def _compiled_argument_groups(self) -> tuple:
-        """run_steps' arguments after the per-call ones (count, ..., body_velocity): the Box2D world and bodies and
-        the arrays the phases read and write in place. Built once: none of these arrays is ever replaced."""
+        """run_steps' arguments after the per-call ones (count, ..., body_velocity): the Box2D world and bodies, the
+        arrays the phases read and write in place and the steps' workspace. Built once: none of these arrays is ever
+        replaced."""
         c, st, w, ctl, group = self.commands, self.steering, self.wheels, self.controllers, self._friction_groups[0]
         spec = self.spec
         return (
@@ -522,6 +523,7 @@ class Simulation:
             (group.code, group.params, self._slope_x, self._slope_y, self._max_torque, self.limits.max_spin,
              self.gravity),
             (self._differential_odometry, self._left, self._right, self.odom_pose, self.odom_twist),
+            step_workspace(self._body_addresses.size, self._n, w.count),
         )
 
     def run(self, duration: float) -> None:

@@ -95,10 +95,16 @@ def contact_velocities(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin):
     The wheel centre moves at v_ref + omega x r_w; rotating by -yaw gives the vehicle frame, then by the
     wheel's mounting angle its own frame. Returns (v_x, v_y).
     """
-    count = vehicle.size
-    v_x = np.empty(count)
-    v_y = np.empty(count)
-    for i in range(count):
+    v_x = np.empty(vehicle.size)
+    v_y = np.empty(vehicle.size)
+    contact_velocities_into(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin, v_x, v_y)
+    return v_x, v_y
+
+
+@kernel
+def contact_velocities_into(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin, v_x, v_y):
+    """contact_velocities writing (v_x, v_y) [m/s] into the given arrays (no allocation: the compiled steps)."""
+    for i in range(vehicle.size):
         k = vehicle[i]
         c, s = np.cos(yaw[k]), np.sin(yaw[k])
         omega = velocity[k, 2]
@@ -106,7 +112,6 @@ def contact_velocities(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin):
         body_vy = -s * velocity[k, 0] + c * velocity[k, 1] + omega * x[i]
         v_x[i] = wheel_cos[i] * body_vx + wheel_sin[i] * body_vy
         v_y[i] = -wheel_sin[i] * body_vx + wheel_cos[i] * body_vy
-    return v_x, v_y
 
 
 @kernel
@@ -117,26 +122,37 @@ def body_wrenches(force_lon, force_lat, wheel_cos, wheel_sin, arm_x, arm_y, vehi
     centre of mass, vehicle frame [m]; yaw[v] [rad]. Writes each wheel's force in the vehicle frame into
     force_x/force_y [N] and returns (Fx_world[v], Fy_world[v], torque_z[v]) [N, N, N m] about the centre of mass.
     """
+    world_fx = np.empty(yaw.size)
+    world_fy = np.empty(yaw.size)
+    torque_z = np.empty(yaw.size)
+    body_wrenches_into(force_lon, force_lat, wheel_cos, wheel_sin, arm_x, arm_y, vehicle, yaw, force_x, force_y,
+                       world_fx, world_fy, torque_z)
+    return world_fx, world_fy, torque_z
+
+
+@kernel
+def body_wrenches_into(force_lon, force_lat, wheel_cos, wheel_sin, arm_x, arm_y, vehicle, yaw, force_x, force_y,
+                       world_fx, world_fy, torque_z):
+    """body_wrenches writing (Fx_world, Fy_world, torque_z) [N, N, N m] into the given arrays (no allocation)."""
     count = yaw.size
-    fx = np.zeros(count)
-    fy = np.zeros(count)
-    tz = np.zeros(count)
+    for k in range(count):  # first the sums in the vehicle frame, rotated into the world frame below
+        world_fx[k] = 0.0
+        world_fy[k] = 0.0
+        torque_z[k] = 0.0
     for i in range(vehicle.size):
         k = vehicle[i]
         f_x = wheel_cos[i] * force_lon[i] - wheel_sin[i] * force_lat[i]
         f_y = wheel_sin[i] * force_lon[i] + wheel_cos[i] * force_lat[i]
         force_x[i] = f_x
         force_y[i] = f_y
-        fx[k] += f_x
-        fy[k] += f_y
-        tz[k] += arm_x[i] * f_y - arm_y[i] * f_x
-    world_fx = np.empty(count)
-    world_fy = np.empty(count)
+        world_fx[k] += f_x
+        world_fy[k] += f_y
+        torque_z[k] += arm_x[i] * f_y - arm_y[i] * f_x
     for k in range(count):
         c, s = np.cos(yaw[k]), np.sin(yaw[k])
-        world_fx[k] = c * fx[k] - s * fy[k]
-        world_fy[k] = s * fx[k] + c * fy[k]
-    return world_fx, world_fy, tz
+        fx, fy = world_fx[k], world_fy[k]
+        world_fx[k] = c * fx - s * fy
+        world_fy[k] = s * fx + c * fy
 
 
 @kernel

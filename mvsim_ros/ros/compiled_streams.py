@@ -3,7 +3,7 @@ step loop.
 
 These two streams are due every 2 and every 4 steps at the default rates (100 Hz and 50 Hz of simulated time,
 dt = 5 ms): served from Python, each of those events costs more than the steps between them. `steps_with_streams`
-runs the physics' compiled steps (physics/compiled_steps.run_steps) straight up to the next instant one of them is
+runs the physics' compiled steps (physics/compiled_steps.advance_steps) straight up to the next instant one of them is
 due, writes the numbers into the serialized messages (serialized.write_fields) and hands them to rcl
 (batch_publisher.publish_all: `rcl_publish_serialized_message`), all in one call: what the Python path publishes,
 byte for byte. It hands back to Python (which then serves that instant itself) when an odometry event needs
@@ -22,9 +22,10 @@ import numpy as np
 from numba import njit
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.physics.compiled_steps import RAN, run_steps
+from mvsim_ros.physics.compiled_steps import RAN, advance_steps, load_state, unload_state
 from mvsim_ros.physics.simulation import PHI_WRAP_CHECK_STEPS
 from mvsim_ros.ros.batch_publisher import BatchPublisher, _publish_kernel, publish_all
+from mvsim_ros.ros.compiled_scans import CompiledScans, next_scan_time, serve_scans
 from mvsim_ros.ros.conversions import stamp_offset_ns
 from mvsim_ros.ros.publishers import SimPublishers, _vehicle_messages
 from mvsim_ros.ros.serialized import SerializedBatch, write_fields
@@ -41,16 +42,17 @@ def _stamp(now, offset_ns):
 @njit(cache=True)
 def steps_with_streams(count, steps, dt, wrap_every, spin, body_pose, body_velocity, world, velocity_iterations,
                        position_iterations, bodies, com_local, vehicle_count, commands, steering, wheels, controllers,
-                       friction, odometry, clock, vehicles):
+                       friction, odometry, work, clock, vehicles, scans):
     """Up to `count` steps (run_steps' arguments), publishing /clock and the vehicle streams whenever due.
 
     clock = (on, schedule [next time, period, last time published] [s], handle, message (1-element address
     arrays), store, offsets, kinds, stamp offset [ns] (1-element array)); vehicles = (on, schedule [next time,
     period, time from which an odometry event needs Python: 0 while fake localization has listeners, else inf],
     handles, messages, odom (store, offsets, kinds), truth (...), tf (...), tf on, z, pitch, roll, vz (terrain
-    arrays), touching, since_reset (contact counters), collision_state).
+    arrays), touching, since_reset (contact counters), collision_state); scans: the lidars' (compiled_scans,
+    CompiledScans.arguments).
     Returns run_steps' results plus (failures, handed_back): the number of messages rcl refused, and whether an
-    odometry event due now was left to Python.
+    instant due now was left to Python (an odometry event that needs it, or a lidar whose scan failed).
     """
     clock_on, clock_schedule, clock_handle, clock_message, clock_store, clock_offsets, clock_kinds, offset_ns = clock
     (vehicles_on, schedule, handles, messages, odom, truth, tf, tf_on, z, pitch, roll, vz, touching, since_reset,
@@ -61,20 +63,18 @@ def steps_with_streams(count, steps, dt, wrap_every, spin, body_pose, body_veloc
     handed_back = False
     total = 0
     status = RAN
-    acceleration = np.zeros((vehicle_count, 3))
-    torque = np.zeros(spin.size)
-    wheel_cos = np.zeros(spin.size)
-    wheel_sin = np.zeros(spin.size)
+    load_state(work, spin, body_pose, body_velocity, wheels[4])
+    body_pose, body_velocity = work[1], work[2]  # the state advance_steps leaves in the workspace
     while total < count:
         run = count - total
         if clock_on:
             run = min(run, steps_until(clock_schedule[0], steps, dt))
         if vehicles_on:
             run = min(run, steps_until(schedule[0], steps, dt))
-        done, status, body_pose, body_velocity, acceleration, spin, torque, wheel_cos, wheel_sin = run_steps(
-            run, steps, dt, wrap_every, spin, body_pose, body_velocity, world, velocity_iterations,
-            position_iterations, bodies, com_local, vehicle_count, commands, steering, wheels, controllers, friction,
-            odometry)
+        run = min(run, steps_until(next_scan_time(scans[1]), steps, dt))
+        done, status = advance_steps(run, steps, dt, wrap_every, world, velocity_iterations, position_iterations,
+                                     bodies, com_local, vehicle_count, commands, steering, wheels, controllers,
+                                     friction, odometry, work)
         steps += done
         total += done
         if status != RAN or steps % wrap_every == 0:
@@ -109,20 +109,30 @@ def steps_with_streams(count, steps, dt, wrap_every, spin, body_pose, body_veloc
                 write_fields(tf[0], tf[1], tf[2], tf_values)
             failures += publish_all(handles, messages)
             schedule[0] = next_grid_time(schedule[0], schedule[1], now)
-    return (total, status, body_pose, body_velocity, acceleration, spin, torque, wheel_cos, wheel_sin, failures,
-            handed_back)
+        if reach >= next_scan_time(scans[1]):
+            sec, nsec = _stamp(now, offset_ns[0])
+            refused, scanned = serve_scans(now, sec, nsec, body_pose, scans)
+            failures += refused
+            if not scanned:
+                handed_back = True
+                break
+    return (total, status) + unload_state(work) + (failures, handed_back)
 
 
 class CompiledStreams:
-    """A session's /clock and vehicle streams (its SimPublishers), published by `steps_with_streams`.
+    """A session's /clock and vehicle streams (its SimPublishers), and its lidars' scans when they can
+    (compiled_scans), published by `steps_with_streams`.
 
     Built with `for_publishers` (None when they cannot go this way). `run(count)` advances the simulation as
-    `Simulation.step_many(count)` does, publishing what falls due on the way, and leaves the publishers' schedules
-    and collision state where their own `publish_due` would have left them.
+    `Simulation.step_many(count)` does, publishing what falls due on the way, and leaves the publishers' and the
+    lidars' schedules and collision state where their own `publish_due` would have left them.
     """
 
-    def __init__(self, sim: Simulation, publishers: SimPublishers):
+    def __init__(self, sim: Simulation, publishers: SimPublishers, scans: CompiledScans | None = None):
         self.sim, self.publishers = sim, publishers
+        #: The lidars served from the compiled steps (None: Python serves them).
+        self.scans = scans
+        self._scans = scans if scans is not None else CompiledScans.none(sim)
         p = publishers  # this module works SimPublishers' streams from compiled code: it reads their internals
         self._clock_schedule = np.array([p._clock_timer.next_time, p._clock_timer.period or math.inf, math.nan])
         self._schedule = np.array([p._odom_timer.next_time, p._odom_timer.period or math.inf, math.inf])
@@ -148,9 +158,11 @@ class CompiledStreams:
         self._clock = clock
 
     @classmethod
-    def for_publishers(cls, sim: Simulation, publishers: SimPublishers) -> "CompiledStreams | None":
-        """CompiledStreams for these publishers, or None where they must publish from Python: the world's steps do
-        not compile, rcl cannot be called directly, or a stream is not one little-endian serialized batch."""
+    def for_publishers(cls, sim: Simulation, publishers: SimPublishers,
+                       scan_publisher=None) -> "CompiledStreams | None":
+        """CompiledStreams for these publishers (and the ScanPublisher's lidars when CompiledScans can serve them),
+        or None where they must publish from Python: the world's steps do not compile, rcl cannot be called
+        directly, or a stream is not one little-endian serialized batch."""
         p = publishers
         if sim.compiled_steps_unavailable or _publish_kernel() is None or not p._batch.direct:
             return None
@@ -161,7 +173,8 @@ class CompiledStreams:
             return None
         if not all(len(r.groups) == 1 and r.groups[0][2].little_endian for r in rows):
             return None
-        return cls(sim, publishers)
+        scans = CompiledScans.for_publisher(sim, scan_publisher) if scan_publisher is not None else None
+        return cls(sim, publishers, scans)
 
     def run(self, count: int) -> None:
         """Advance `count` steps (fewer when an odometry event needs Python: it is then due now, and the caller's
@@ -173,15 +186,20 @@ class CompiledStreams:
         self._schedule[2] = 0.0 if p.check_listeners() else math.inf  # fake localization is Python's
         self._collision_state[:] = p._collision_state
         self._offset_ns[0] = stamp_offset_ns()
-        while count > 0:
-            done, (failures, handed_back) = sim.run_compiled(count, steps_with_streams, self._clock, self._vehicles)
-            count -= done
-            if failures:
-                p._batch.failures += failures
-                p._node.get_logger().warning("the middleware refused /clock, odometry or TF messages",
-                                             throttle_duration_sec=10.0)
-            if handed_back or sim.steps % PHI_WRAP_CHECK_STEPS == 0:
-                break
+        scans = self._scans.arguments()
+        try:
+            while count > 0:
+                done, (failures, handed_back) = sim.run_compiled(count, steps_with_streams, self._clock,
+                                                                 self._vehicles, scans)
+                count -= done
+                if failures:
+                    p._batch.failures += failures
+                    p._node.get_logger().warning("the middleware refused /clock, odometry, TF or scan messages",
+                                                 throttle_duration_sec=10.0)
+                if handed_back or sim.steps % PHI_WRAP_CHECK_STEPS == 0:
+                    break
+        finally:
+            self._scans.after_run()
         p._clock_timer.next_time = float(self._clock_schedule[0])
         if not math.isnan(self._clock_schedule[2]):
             p._clock_published = float(self._clock_schedule[2])

@@ -130,6 +130,11 @@ class SerializedScan:
         self._stamp = np.zeros((1, 2))
         self._ranges = self.batch.store[0, self._at:self._at + 4 * rays].view(self._dtype)
 
+    @property
+    def ranges_offset(self) -> int:
+        """Where the ranges (float32, rays of them) start in the message's bytes."""
+        return self._at
+
     def write(self, stamp: tuple[int, int], ranges: np.ndarray) -> None:
         """Stamp (sec, nanosec) and ranges [m] (float32 in the message; +inf: no return)."""
         self._stamp[0] = stamp

@@ -94,21 +94,28 @@ class SimSession:
         #: When each publisher (and its sensors) is next due: the node runs the simulation straight up to the
         #: earliest, then serves only those due. In this order, the order they always published in.
         self.due_times = DueTimes()
-        #: /clock and the vehicle streams published from inside the compiled steps (None: from Python); then the
-        #: node waits for the others only (`next_due`).
-        self.streams = CompiledStreams.for_publishers(sim, self.publishers)
+        #: /clock, the vehicle streams and (when it can) the lidars published from inside the compiled steps
+        #: (None: from Python); then the node waits for the others only (`next_due`).
+        self.streams = CompiledStreams.for_publishers(sim, self.publishers, self.scans)
         self._python_due = DueTimes()
         for publisher in (self.publishers, self.chassis, self.footprints, self.scans, self.inertial, self.images,
                           self.objects, self.log_topics):
             if publisher is not None:
                 self.due_times.add(publisher.publish_due, publisher.schedules())
-                if not (publisher is self.publishers and self.streams is not None):
+                if not self._compiled(publisher):
                     self._python_due.add(publisher.publish_due, publisher.schedules())
         check()
 
+    def _compiled(self, publisher) -> bool:
+        """Whether `streams` serves this publisher from the compiled steps (/clock and the vehicle streams; the
+        lidars when it took them)."""
+        streams = self.streams
+        return streams is not None and (publisher is self.publishers
+                                        or (publisher is self.scans and streams.scans is not None))
+
     def next_due(self) -> float:
         """Simulated time [s] at which the next publisher or sensor that Python serves is due (all of them, but
-        /clock and the vehicle streams when `streams` publishes those)."""
+        /clock, the vehicle streams and the lidars when `streams` serves those)."""
         return self._python_due.next_due()
 
     def advance(self, count: int) -> None:

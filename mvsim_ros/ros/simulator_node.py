@@ -117,9 +117,11 @@ class MvsimNode(LeanEventsNode):
             f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
             f"realtime_factor={self.realtime_factor:g}"
         )
-        if self.session.streams is not None:
-            self.get_logger().info("/clock, odometry, ground truth and odom->base_link TF are published from the "
-                                   "compiled steps")
+        streams = self.session.streams
+        if streams is not None:
+            scans = f" and {len(streams.scans.lidars)} lidar(s)" if streams.scans and streams.scans.lidars else ""
+            self.get_logger().info(f"/clock, odometry, ground truth, odom->base_link TF{scans} are published from "
+                                   "the compiled steps")
         if self.viewer is not None:
             self.get_logger().info(f"viewer: open {self.viewer.url} in a browser (W/A/S/D or arrows drive the "
                                    "selected vehicle, space stops)")

@@ -170,19 +170,24 @@ class Lidar2D:
         self.latest = ScanSample(ranges, (origin[0], origin[1], z + pose.z, yaw + pose.yaw, 0.0, 0.0))
         return ranges
 
+    def hidden_bodies(self, box2d_world: Box2D.b2World) -> np.ndarray:
+        """Sorted addresses (box2d_native.address) of the bodies this lidar does not see: its own vehicle, other
+        vehicles without bodies_visible, blocks and actors outside the beam's height. The same array object while
+        the world's body set (and bodies_visible) stays the same."""
+        key = (id(box2d_world), box2d_world.bodyCount, self.params.bodies_visible)
+        if self._hidden_for != key:
+            hidden = sorted(box2d_native.address(b) for b in box2d_world.bodies if not self._accept(b.userData))
+            self._hidden, self._hidden_for = np.array(hidden, dtype=np.intp), key
+        return self._hidden
+
     def _cast(self, box2d_world: Box2D.b2World, origin: tuple[float, float], bearings: np.ndarray) -> np.ndarray:
         """Ranges [m] (+inf: nothing within range_max) of beams from `origin` along world `bearings` [rad]: in one
         compiled call through the Box2D shim when it is there, else one pybox2d ray cast (and Python callback) per
         beam; both give the same numbers."""
         range_max = self.params.range_max
         if box2d_native.AVAILABLE:
-            # The bodies it hides change only with the body set (or its bodies_visible setting).
-            key = (id(box2d_world), box2d_world.bodyCount, self.params.bodies_visible)
-            if self._hidden_for != key:
-                hidden = sorted(box2d_native.address(b) for b in box2d_world.bodies if not self._accept(b.userData))
-                self._hidden, self._hidden_for = np.array(hidden, dtype=np.intp), key
             return box2d_native.ray_scan(box2d_native.address(box2d_world), origin, bearings, range_max,
-                                         self._hidden)
+                                         self.hidden_bodies(box2d_world))
         ranges = np.full(bearings.size, np.inf)
         hit = _ClosestHit(self._accept)
         for i, bearing in enumerate(bearings.tolist()):

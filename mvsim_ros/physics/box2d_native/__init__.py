@@ -30,6 +30,9 @@ mvb_apply_wrenches = types.ExternalFunction(
     "mvb_apply_wrenches", types.void(_ADDRESSES, types.int64, _DOUBLES, _DOUBLES, _DOUBLES))
 mvb_world_step = types.ExternalFunction("mvb_world_step", types.int64(types.intp, types.float64, types.int64,
                                                                       types.int64))
+mvb_ray_scan = types.ExternalFunction("mvb_ray_scan", types.int64(types.intp, types.float64, types.float64, _DOUBLES,
+                                                                  types.int64, types.float64, _ADDRESSES, types.int64,
+                                                                  _DOUBLES))
 
 
 def address(obj) -> int:

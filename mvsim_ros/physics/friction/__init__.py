@@ -51,4 +51,22 @@ def held_friction(code, v_x, v_y, omega, torque_const, torque_slope, normal_forc
     return pacejka.pacejka_friction_held(*args)
 
 
-__all__ = ["FRICTION_CODES", "FRICTION_MODELS", "HELD_FRICTION_MODELS", "held_friction"]
+@kernel
+def held_friction_into(code, v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x, slope_y, radius,
+                       inertia_yy, wheel_mass, params, gravity, dt, force_x, force_y, omega_new, held):
+    """held_friction writing (F_x, F_y, omega_new, F_hold) into the given arrays, which must not be any of the
+    inputs: without allocating for the default model (the common one), through held_friction for the others."""
+    if code == 0:
+        default.default_friction_held_into(v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x,
+                                           slope_y, radius, inertia_yy, wheel_mass, params, gravity, dt, force_x,
+                                           force_y, omega_new, held)
+        return
+    f_x, f_y, o_new, f_hold = held_friction(code, v_x, v_y, omega, torque_const, torque_slope, normal_force,
+                                            slope_x, slope_y, radius, inertia_yy, wheel_mass, params, gravity, dt)
+    force_x[:] = f_x
+    force_y[:] = f_y
+    omega_new[:] = o_new
+    held[:] = f_hold
+
+
+__all__ = ["FRICTION_CODES", "FRICTION_MODELS", "HELD_FRICTION_MODELS", "held_friction", "held_friction_into"]

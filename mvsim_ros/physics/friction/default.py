@@ -48,28 +48,42 @@ def default_friction_held(
     """default_friction, plus the slope force the contact patch holds: (F_x, F_y, omega_new, F_hold) with F_hold
     [N] the part of F_x that holds the wheel against slope_x (-clamp(slope_x, +-(F_max - |F_trac|))), which the
     wheel's drivetrain carries (R F_hold of torque) and which stays out of the spin balance."""
-    mu, c_damping, c_rr = params[:, 0], params[:, 1], params[:, 2]
-    partial_mass = normal_force / gravity + wheel_mass
-    max_force = mu * partial_mass * gravity
+    force_x, force_y, omega_new, held = (np.empty(v_x.size), np.empty(v_x.size), np.empty(v_x.size),
+                                         np.empty(v_x.size))
+    default_friction_held_into(v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x, slope_y, radius,
+                               inertia_yy, wheel_mass, params, gravity, dt, force_x, force_y, omega_new, held)
+    return force_x, force_y, omega_new, held
 
-    lateral = np.minimum(np.maximum(-v_y * partial_mass / dt - slope_y, -max_force), max_force)
 
-    rolling_torque = c_rr * normal_force * radius * np.tanh(100.0 * omega)
-    net_torque = torque_const - c_damping * omega - rolling_torque  # all but the implicit motor term
-    omega_rolling = v_x / radius
-    alpha_no_slip = (omega_rolling - omega) / dt
-    longitudinal_wanted = (net_torque - torque_slope * omega_rolling - inertia_yy * alpha_no_slip) / radius
-    longitudinal = np.minimum(np.maximum(longitudinal_wanted, -max_force), max_force)
+@kernel
+def default_friction_held_into(v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x, slope_y, radius,
+                               inertia_yy, wheel_mass, params, gravity, dt, force_x, force_y, omega_new, held):
+    """default_friction_held writing (F_x, F_y [N], omega_new [rad/s], F_hold [N]) into the given arrays, which
+    must not be any of the inputs (no allocation: the compiled steps)."""
+    for i in range(v_x.size):
+        mu, c_damping, c_rr = params[i, 0], params[i, 1], params[i, 2]
+        partial_mass = normal_force[i] / gravity + wheel_mass[i]
+        max_force = mu * partial_mass * gravity
 
-    # Torque balance I (omega_new - omega) / dt = net_torque - slope * omega_new - R F_x, solved for omega_new;
-    # where the force is not clamped this gives omega_rolling exactly.
-    inertia_rate = inertia_yy / dt
-    omega_new = (inertia_rate * omega + net_torque - radius * longitudinal) / (inertia_rate + torque_slope)
+        force_y[i] = np.minimum(np.maximum(-v_y[i] * partial_mass / dt - slope_y[i], -max_force), max_force)
 
-    # Slope gravity on the contact patch, within the capacity traction leaves (not part of the spin balance).
-    remaining = max_force - np.abs(longitudinal)
-    held = -np.minimum(np.maximum(slope_x, -remaining), remaining)
-    return longitudinal + held, lateral, omega_new, held
+        rolling_torque = c_rr * normal_force[i] * radius[i] * np.tanh(100.0 * omega[i])
+        net_torque = torque_const[i] - c_damping * omega[i] - rolling_torque  # all but the implicit motor term
+        omega_rolling = v_x[i] / radius[i]
+        alpha_no_slip = (omega_rolling - omega[i]) / dt
+        longitudinal_wanted = (net_torque - torque_slope[i] * omega_rolling - inertia_yy[i] * alpha_no_slip) / radius[i]
+        longitudinal = np.minimum(np.maximum(longitudinal_wanted, -max_force), max_force)
+
+        # Torque balance I (omega_new - omega) / dt = net_torque - slope * omega_new - R F_x, solved for omega_new;
+        # where the force is not clamped this gives omega_rolling exactly.
+        inertia_rate = inertia_yy[i] / dt
+        omega_new[i] = ((inertia_rate * omega[i] + net_torque - radius[i] * longitudinal)
+                        / (inertia_rate + torque_slope[i]))
+
+        # Slope gravity on the contact patch, within the capacity traction leaves (not part of the spin balance).
+        remaining = max_force - np.abs(longitudinal)
+        held[i] = -np.minimum(np.maximum(slope_x[i], -remaining), remaining)
+        force_x[i] = longitudinal + held[i]
 
 
 @kernel

@@ -40,18 +40,23 @@ def ackermann_wheel_angles(delta, track, wheelbase, max_steer):
     left = np.zeros(count)
     right = np.zeros(count)
     for k in range(count):
-        d = min(abs(delta[k]), max_steer[k])
-        if d < 1e-12:
-            continue
-        cot_outer = 1.0 / math.tan(d) + 0.5 * track[k] / wheelbase[k]
-        cot_inner = cot_outer - track[k] / wheelbase[k]
-        inner = math.atan2(1.0, cot_inner)  # atan(1/cot) that stays right when cot_inner <= 0
-        outer = math.atan2(1.0, cot_outer)
-        if delta[k] > 0:  # left turn: the left wheel is the inner one
-            left[k], right[k] = inner, outer
-        else:
-            left[k], right[k] = -outer, -inner
+        left[k], right[k] = ackermann_wheel_angle_pair(delta[k], track[k], wheelbase[k], max_steer[k])
     return left, right
+
+
+@kernel
+def ackermann_wheel_angle_pair(delta, track, wheelbase, max_steer):
+    """(left, right) front wheel angles [rad] of one vehicle (ackermann_wheel_angles, scalar arguments)."""
+    d = min(abs(delta), max_steer)
+    if d < 1e-12:
+        return 0.0, 0.0
+    cot_outer = 1.0 / math.tan(d) + 0.5 * track / wheelbase
+    cot_inner = cot_outer - track / wheelbase
+    inner = math.atan2(1.0, cot_inner)  # atan(1/cot) that stays right when cot_inner <= 0
+    outer = math.atan2(1.0, cot_outer)
+    if delta > 0:  # left turn: the left wheel is the inner one
+        return inner, outer
+    return -outer, -inner
 
 
 @kernel
@@ -108,9 +113,15 @@ def steer_towards(current, target, max_steer, max_rate, dt):
     (<= 0: unlimited) per second."""
     out = np.empty(current.size)
     for k in range(current.size):
-        goal = min(max(target[k], -max_steer[k]), max_steer[k])
-        if max_rate[k] > 0.0:
-            step = max_rate[k] * dt
-            goal = min(max(goal, current[k] - step), current[k] + step)
-        out[k] = goal
+        out[k] = steer_toward(current[k], target[k], max_steer[k], max_rate[k], dt)
     return out
+
+
+@kernel
+def steer_toward(current, target, max_steer, max_rate, dt):
+    """steer_towards for one vehicle (scalar arguments) [rad]."""
+    goal = min(max(target, -max_steer), max_steer)
+    if max_rate > 0.0:
+        step = max_rate * dt
+        goal = min(max(goal, current - step), current + step)
+    return goal

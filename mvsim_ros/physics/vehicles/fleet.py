@@ -12,9 +12,9 @@ from mvsim_ros.physics.controllers import pid_torque_law
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.vehicles.ackermann import (
     DRIVETRAIN_CODES,
-    ackermann_wheel_angles,
+    ackermann_wheel_angle_pair,
     drivetrain_fractions,
-    steer_towards,
+    steer_toward,
 )
 from mvsim_ros.world.specs import VehicleSpec
 
@@ -82,15 +82,20 @@ def steering_targets(v, omega, steer, steer_mode, wheelbase, max_steer):
     full lock towards omega, or straight)."""
     out = np.empty(v.size)
     for k in range(v.size):
-        if steer_mode[k]:
-            out[k] = steer[k]
-        elif abs(v[k]) > 1e-6:
-            out[k] = math.atan(wheelbase[k] * omega[k] / v[k])
-        elif omega[k] != 0.0:
-            out[k] = math.copysign(max_steer[k], omega[k])
-        else:
-            out[k] = 0.0
+        out[k] = steering_target(v[k], omega[k], steer[k], steer_mode[k], wheelbase[k], max_steer[k])
     return out
+
+
+@kernel
+def steering_target(v, omega, steer, steer_mode, wheelbase, max_steer):
+    """steering_targets for one vehicle (scalar arguments) [rad]."""
+    if steer_mode:
+        return steer
+    if abs(v) > 1e-6:
+        return math.atan(wheelbase * omega / v)
+    if omega != 0.0:
+        return math.copysign(max_steer, omega)
+    return 0.0
 
 
 @kernel
@@ -105,28 +110,34 @@ def wheel_setpoints(v, omega, steer, steer_mode, steer_rate, steer_vehicle, fl, 
     place. Each wheel's setpoint is the commanded twist's velocity at the wheel along its heading:
     cos(yaw) (v - omega y) + sin(yaw) omega x [m/s]. Returns (setpoint, cos(yaw), sin(yaw), omega_setpoint).
     """
-    omega_set = omega.copy()
-    if steer_vehicle.size:
-        targets = steering_targets(v[steer_vehicle], omega[steer_vehicle], steer[steer_vehicle],
-                                   steer_mode[steer_vehicle], wheelbase, max_steer)
-        rate = np.where(steer_rate[steer_vehicle] > 0.0, steer_rate[steer_vehicle], max_rate)
-        delta[:] = steer_towards(delta, targets, max_steer, rate, dt)
-        left, right = ackermann_wheel_angles(delta, track, wheelbase, max_steer)
-        for j in range(steer_vehicle.size):
-            yaw[fl[j]] = left[j]
-            yaw[fr[j]] = right[j]
-            k = steer_vehicle[j]
-            omega_set[k] = v[k] * math.tan(delta[j]) / wheelbase[j]
-    count = wheel_vehicle.size
-    setpoint = np.empty(count)
-    cos_yaw = np.empty(count)
-    sin_yaw = np.empty(count)
-    for i in range(count):
+    setpoint = np.empty(wheel_vehicle.size)
+    cos_yaw = np.empty(wheel_vehicle.size)
+    sin_yaw = np.empty(wheel_vehicle.size)
+    omega_set = np.empty(omega.size)
+    wheel_setpoints_into(v, omega, steer, steer_mode, steer_rate, steer_vehicle, fl, fr, wheelbase, track, max_steer,
+                         max_rate, delta, wheel_vehicle, x, y, yaw, dt, setpoint, cos_yaw, sin_yaw, omega_set)
+    return setpoint, cos_yaw, sin_yaw, omega_set
+
+
+@kernel
+def wheel_setpoints_into(v, omega, steer, steer_mode, steer_rate, steer_vehicle, fl, fr, wheelbase, track,
+                         max_steer, max_rate, delta, wheel_vehicle, x, y, yaw, dt, setpoint, cos_yaw, sin_yaw,
+                         omega_set):
+    """wheel_setpoints writing (setpoint [m/s], cos(yaw), sin(yaw), omega_setpoint [rad/s]) into the given arrays
+    (no allocation: the compiled steps)."""
+    omega_set[:] = omega
+    for j in range(steer_vehicle.size):
+        k = steer_vehicle[j]
+        target = steering_target(v[k], omega[k], steer[k], steer_mode[k], wheelbase[j], max_steer[j])
+        rate = steer_rate[k] if steer_rate[k] > 0.0 else max_rate[j]
+        delta[j] = steer_toward(delta[j], target, max_steer[j], rate, dt)
+        yaw[fl[j]], yaw[fr[j]] = ackermann_wheel_angle_pair(delta[j], track[j], wheelbase[j], max_steer[j])
+        omega_set[k] = v[k] * math.tan(delta[j]) / wheelbase[j]
+    for i in range(wheel_vehicle.size):
         k = wheel_vehicle[i]
         c, s = math.cos(yaw[i]), math.sin(yaw[i])
         cos_yaw[i], sin_yaw[i] = c, s
         setpoint[i] = c * (v[k] - omega_set[k] * y[i]) + s * omega_set[k] * x[i]
-    return setpoint, cos_yaw, sin_yaw, omega_set
 
 
 @dataclass

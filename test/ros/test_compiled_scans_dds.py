@@ -1,0 +1,106 @@
+"""2D lidar scans measured and published from inside the compiled steps (ros/compiled_scans.py), read over real
+DDS: a wall at a known distance reads that distance, beams beyond range_max read +inf, and while the robot drives
+a curve every scan equals the one the Python path (Lidar2D.scan) measures from the same pose, at the stamps of
+the ground truth."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import Twist
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import LaserScan
+
+from dds_probe import ProbeNode, node_command, stamp_s, stop_process
+from mvsim_ros.physics import Simulation
+from mvsim_ros.sensors.suite import build_sensors, host_pose3
+from mvsim_ros.world import load_world
+
+MOUNT_X = 0.2  # [m] lidar ahead of the reference point
+WALL_X = 4.0  # [m] near face of the wall
+LASER = (f'<sensor class="laser" name="scan"><pose_3d>{MOUNT_X} 0 0.3 0 0 0</pose_3d><fov_degrees>180</fov_degrees>'
+         '<nrays>181</nrays><range_min>0.3</range_min><range_max>6.0</range_max><sensor_period>0.05</sensor_period>'
+         '</sensor>')
+WORLD = f"""<mvsim_world version="1.0">
+  <simul_timestep>0.005</simul_timestep>
+  <vehicle:class name="bot">
+    <dynamics class="differential">
+      <chassis mass="15.0"><shape><pt>-0.25 -0.22</pt><pt>0.25 -0.22</pt><pt>0.25 0.22</pt><pt>-0.25 0.22</pt>
+      </shape></chassis>
+      <l_wheel pos="0.0  0.25" mass="1.0" width="0.05" diameter="0.20"/>
+      <r_wheel pos="0.0 -0.25" mass="1.0" width="0.05" diameter="0.20"/>
+      <controller class="twist_pid"><KP>60</KP><KI>60</KI><KD>0</KD><I_MAX>0.5</I_MAX><max_torque>6.5</max_torque>
+      </controller>
+    </dynamics>
+    <friction class="default"><mu>0.8</mu><C_damping>0.05</C_damping><C_rr>0.01</C_rr></friction>
+    {LASER}
+  </vehicle:class>
+  <vehicle name="r1" class="bot"><init_pose>0 0 0</init_pose></vehicle>
+  <vehicle name="r2" class="bot"><init_pose>2.0 1.5 0</init_pose></vehicle>
+  <block name="wall"><static>true</static><zmin>0</zmin><zmax>2</zmax>
+    <geometry type="box" lx="0.2" ly="20" lz="2"/><init_pose>{WALL_X} -10 0</init_pose></block>
+</mvsim_world>
+"""
+
+
+def test_scans_from_the_compiled_steps_match_the_python_path(tmp_path):
+    world_file = tmp_path / "lidar_pair.world.xml"
+    world_file.write_text(WORLD)
+    log_path = tmp_path / "node.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(node_command(f"world_file:={world_file}", "realtime_factor:=10.0",
+                                             "base_watchdog_timeout:=0.0"), stdout=log, stderr=subprocess.STDOUT)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    probe = ProbeNode(context, "compiled_scans_probe")
+    scans: list[LaserScan] = []
+    truth: list[Odometry] = []
+    n = probe.node
+    n.create_subscription(LaserScan, "/r1/scan", scans.append, 1000)
+    n.create_subscription(Odometry, "/r1/base_pose_ground_truth", truth.append, 1000)
+    drive = n.create_publisher(Twist, "/r1/cmd_vel", 10)
+    command = Twist()
+    command.linear.x, command.angular.z = 0.4, 0.5
+    try:
+        assert probe.wait_for(lambda: len(scans) > 5, timeout=60.0), "no scans from the node"
+        resting = list(scans)
+        probe.spin_for(1.5, publish=lambda: drive.publish(command), rate_hz=5.0)
+    finally:
+        probe.node.destroy_node()
+        rclpy.shutdown(context=context)
+        stop_process(proc)
+    assert "and 2 lidar(s) are published from the compiled steps" in log_path.read_text()
+
+    # At rest: the beam straight ahead meets the wall WALL_X - MOUNT_X away; the right-hand beams see nothing
+    # within range_max (+inf); every 50 ms of simulated time.
+    first = resting[-1]
+    ranges = np.array(first.ranges)
+    assert ranges.size == 181 and first.header.frame_id.endswith("scan")
+    assert ranges[90] == np.float32(WALL_X - MOUNT_X)
+    assert np.all(np.isinf(ranges[:30]))
+    # (the sample due at t = 0 is served after the first step, as /clock's)
+    assert all(round(stamp_s(m) * 1e9) % 50_000_000 == 0 for m in scans[1:])
+
+    # Driving: each scan at a ground-truth stamp equals the Python path's scan from that pose.
+    sim = Simulation(load_world(world_file))
+    lidar = next(lid for lid in build_sensors(sim.spec).lidars if lid.vehicle == 0)
+    poses = {round(stamp_s(m) * 1e9): m.pose.pose for m in truth}
+    compared = 0
+    for msg in scans[len(resting):]:
+        pose = poses.get(round(stamp_s(msg) * 1e9))
+        if pose is None:
+            continue
+        yaw = 2.0 * math.atan2(pose.orientation.z, pose.orientation.w)
+        sim.set_vehicle_state(0, pose.position.x, pose.position.y, yaw)
+        expected = lidar.scan(sim.box2d.world, host_pose3(sim, 0)).astype(np.float32)
+        got = np.array(msg.ranges, dtype=np.float32)
+        assert np.array_equal(np.isinf(got), np.isinf(expected))
+        finite = np.isfinite(got)
+        assert np.allclose(got[finite], expected[finite], atol=1e-4, rtol=0.0)
+        compared += 1
+    assert compared >= 5
+    moved = poses[max(poses)]
+    assert math.hypot(moved.position.x, moved.position.y) > 0.1  # the robot did drive
