@@ -23,8 +23,10 @@ def robot_world_xml(
     grid_file: str | None = None,
     extra: str = "",
     init_pose: str = "0 0 0",
+    class_extra: str = "",
 ) -> str:
-    """An MVSim world with one differential robot 'r1' (17 kg, 0.5 m track, 0.2 m wheels)."""
+    """An MVSim world with one differential robot 'r1' (17 kg, 0.5 m track, 0.2 m wheels); `class_extra` goes into
+    its class (e.g. sensors every vehicle of the class carries), `extra` into the world."""
     grid = (
         f'<element class="occupancy_grid"><file>{grid_file}</file><resolution>0.1</resolution></element>'
         if grid_file else ""
@@ -43,6 +45,7 @@ def robot_world_xml(
       </controller>
     </dynamics>
     <friction class="default"><mu>{mu}</mu><C_damping>{c_damping}</C_damping><C_rr>{c_rr}</C_rr></friction>
+    {class_extra}
   </vehicle:class>
   <vehicle name="r1" class="bot"><init_pose>{init_pose}</init_pose></vehicle>
   {extra}

@@ -14,6 +14,7 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import LaserScan
 
+from conftest import robot_world_xml
 from dds_probe import ProbeNode, node_command, stamp_s, stop_process
 from mvsim_ros.physics import Simulation
 from mvsim_ros.sensors.suite import build_sensors, host_pose3
@@ -24,26 +25,11 @@ WALL_X = 4.0  # [m] near face of the wall
 LASER = (f'<sensor class="laser" name="scan"><pose_3d>{MOUNT_X} 0 0.3 0 0 0</pose_3d><fov_degrees>180</fov_degrees>'
          '<nrays>181</nrays><range_min>0.3</range_min><range_max>6.0</range_max><sensor_period>0.05</sensor_period>'
          '</sensor>')
-WORLD = f"""<mvsim_world version="1.0">
-  <simul_timestep>0.005</simul_timestep>
-  <vehicle:class name="bot">
-    <dynamics class="differential">
-      <chassis mass="15.0"><shape><pt>-0.25 -0.22</pt><pt>0.25 -0.22</pt><pt>0.25 0.22</pt><pt>-0.25 0.22</pt>
-      </shape></chassis>
-      <l_wheel pos="0.0  0.25" mass="1.0" width="0.05" diameter="0.20"/>
-      <r_wheel pos="0.0 -0.25" mass="1.0" width="0.05" diameter="0.20"/>
-      <controller class="twist_pid"><KP>60</KP><KI>60</KI><KD>0</KD><I_MAX>0.5</I_MAX><max_torque>6.5</max_torque>
-      </controller>
-    </dynamics>
-    <friction class="default"><mu>0.8</mu><C_damping>0.05</C_damping><C_rr>0.01</C_rr></friction>
-    {LASER}
-  </vehicle:class>
-  <vehicle name="r1" class="bot"><init_pose>0 0 0</init_pose></vehicle>
-  <vehicle name="r2" class="bot"><init_pose>2.0 1.5 0</init_pose></vehicle>
-  <block name="wall"><static>true</static><zmin>0</zmin><zmax>2</zmax>
-    <geometry type="box" lx="0.2" ly="20" lz="2"/><init_pose>{WALL_X} -10 0</init_pose></block>
-</mvsim_world>
-"""
+#: r1 and r2 carry the lidar; a wall's near face is the plane x = WALL_X.
+WORLD = robot_world_xml(class_extra=LASER, extra=(
+    '<vehicle name="r2" class="bot"><init_pose>2.0 1.5 0</init_pose></vehicle>'
+    '<block name="wall"><static>true</static><zmin>0</zmin><zmax>2</zmax>'
+    f'<geometry type="box" lx="0.2" ly="20" lz="2"/><init_pose>{WALL_X} -10 0</init_pose></block>'))
 
 
 def test_scans_from_the_compiled_steps_match_the_python_path(tmp_path):
