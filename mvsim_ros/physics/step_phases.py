@@ -86,10 +86,16 @@ def applied_torque_into(const, slope, omega, limit, max_spin, out):
 
 
 @kernel
+def torque_over_limit(const, slope, omega, limit):
+    """Whether one wheel's motor torque const - slope * omega exceeds +/- limit [N m]."""
+    return abs(const - slope * omega) > limit
+
+
+@kernel
 def any_over_limit(const, slope, omega, limit):
-    """Whether any wheel's motor torque const - slope * omega exceeds +/- limit [N m] (over_limit, no allocation)."""
+    """Whether any wheel's motor torque exceeds its limit (over_limit, no allocation)."""
     for i in range(const.size):
-        if abs(const[i] - slope[i] * omega[i]) > limit[i]:
+        if torque_over_limit(const[i], slope[i], omega[i], limit[i]):
             return True
     return False
 
@@ -100,7 +106,7 @@ def over_limit(const, slope, omega, limit):
     count = 0
     flags = np.zeros(const.size, dtype=np.bool_)
     for i in range(const.size):
-        if abs(const[i] - slope[i] * omega[i]) > limit[i]:
+        if torque_over_limit(const[i], slope[i], omega[i], limit[i]):
             flags[i] = True
             count += 1
     out = np.empty(count, dtype=np.intp)
