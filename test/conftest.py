@@ -26,7 +26,8 @@ def robot_world_xml(
     class_extra: str = "",
 ) -> str:
     """An MVSim world with one differential robot 'r1' (17 kg, 0.5 m track, 0.2 m wheels); `class_extra` goes into
-    its class (e.g. sensors every vehicle of the class carries), `extra` into the world."""
+    its class (e.g. sensors every vehicle of the class carries), `extra` into the world. `class_extra` shares the
+    friction's line so the line numbers the loader tests expect stay the same."""
     grid = (
         f'<element class="occupancy_grid"><file>{grid_file}</file><resolution>0.1</resolution></element>'
         if grid_file else ""
@@ -44,8 +45,7 @@ def robot_world_xml(
         <KP>{kp}</KP><KI>{ki}</KI><KD>0</KD><I_MAX>0.5</I_MAX><max_torque>{max_torque}</max_torque>
       </controller>
     </dynamics>
-    <friction class="default"><mu>{mu}</mu><C_damping>{c_damping}</C_damping><C_rr>{c_rr}</C_rr></friction>
-    {class_extra}
+    <friction class="default"><mu>{mu}</mu><C_damping>{c_damping}</C_damping><C_rr>{c_rr}</C_rr></friction>{class_extra}
   </vehicle:class>
   <vehicle name="r1" class="bot"><init_pose>{init_pose}</init_pose></vehicle>
   {extra}
