@@ -5,6 +5,7 @@
     python -m mvsim_ros.bench --viewer         # what the browser viewer costs one robot (a page connected)
     python -m mvsim_ros.bench --terrain        # what the terrain under the wheels costs 50 robots on hills
     python -m mvsim_ros.bench --node           # the node's real-time factor from /clock on worlds/bench/
+    python -m mvsim_ros.bench --edits          # spawning and deleting an entity in a node with 1000 blocks
 
 Cases: differential robots (twist_pid, default friction) 1/10/50, with and without ROS; Ackermann cars
 (twist_front_steer_pid, default friction) 1/10/50; 10 ackermann_drivetrain cars with a torsen_4wd drivetrain
@@ -303,10 +304,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--node", action="store_true",
                         help="only the node benchmark: the node's real-time factor from /clock on worlds/bench/ "
                              "(median of --repeat runs of --seconds) beside the physics alone")
+    parser.add_argument("--edits", action="store_true",
+                        help="only the world-edit case: spawn and delete round trips over DDS in a node with "
+                             "--blocks spawned blocks, and the longest /clock gap meanwhile")
+    parser.add_argument("--blocks", type=int, default=1000, help="--edits: blocks spawned first")
+    parser.add_argument("--rounds", type=int, default=20, help="--edits: spawn/delete pairs measured")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs per case; the best is reported (least disturbed by other load)")
     args = parser.parse_args(argv)
     os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
+    if args.edits:
+        from mvsim_ros.bench_edits import measure_edits, report
+
+        report(measure_edits(args.blocks, args.rounds), args.blocks)
+        return 0
     if args.node:
         from mvsim_ros.bench_node import ROWS, run_table
 

@@ -198,6 +198,19 @@ def _add_joint(world: Box2D.b2World, joint: JointSpec, body_a: Box2D.b2Body, bod
         world.CreateRopeJoint(maxLength=joint.max_length, **anchors)
 
 
+def destroy_body(world: Box2D.b2World, body: Box2D.b2Body) -> None:
+    """Destroy `body` (its fixtures, contacts and joints go with it) safely for the contact listener.
+
+    pybox2d releases a body's Python userData before Box2D destroys the body, and Box2D then reports the end of
+    each of its touching contacts to the listener, which would read the released tag. The tag is therefore
+    detached first (the listener skips untagged bodies) and kept alive until Box2D is done.
+    """
+    tag = body.userData
+    body.userData = None
+    world.DestroyBody(body)
+    del tag
+
+
 def static_wall_polygons(spec: WorldSpec) -> list[list[tuple[float, float]]]:
     """World-frame outlines [m] of the fixed walls: <walls> segments and <element class="vertical_plane">
     solid spans (door openings left free)."""

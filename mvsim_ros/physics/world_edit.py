@@ -18,7 +18,7 @@ import dataclasses
 import numpy as np
 
 from mvsim_ros.physics.bodies import (Box2DWorld, BodyTag, ContactCounter, add_block_body, add_pivot_joint,
-                                      add_vehicle_body)
+                                      add_vehicle_body, destroy_body)
 from mvsim_ros.physics.kinematic import block_path
 from mvsim_ros.physics.simulation import Simulation
 from mvsim_ros.world.specs import BlockSpec, VehicleSpec, WorldSpec
@@ -67,33 +67,39 @@ def without_entity(sim: Simulation, kind: str, index: int) -> Simulation:
     a trailer whose tractor is removed stays, as a free vehicle (or block). `sim` must not be used afterwards.
 
     Raises ValueError (and changes nothing) for an unknown kind or index."""
+    return without_entities(sim, [(kind, index)])
+
+
+def without_entities(sim: Simulation, removed: list[tuple[str, int]]) -> Simulation:
+    """`without_entity` for several entities at once: (kind, index) pairs, indices into `sim`'s lists (one new
+    Simulation however many go). Raises ValueError (and changes nothing) for an unknown kind or index."""
     spec = sim.spec
-    if kind not in ENTITY_KINDS:
-        raise ValueError(f"kind must be one of {', '.join(ENTITY_KINDS)}, got {kind!r}")
-    entities = spec.vehicles if kind == "vehicle" else spec.blocks
-    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(entities):
-        raise ValueError(f"no {kind} with index {index!r} (the world has {len(entities)} {kind}s)")
-    index = int(index)
-    name = entities[index].name
-    joints = [j for j in spec.joints if name not in (j.body_a, j.body_b)]
+    gone: dict[str, set[int]] = {kind: set() for kind in ENTITY_KINDS}
+    for kind, index in removed:
+        if kind not in ENTITY_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(ENTITY_KINDS)}, got {kind!r}")
+        entities = spec.vehicles if kind == "vehicle" else spec.blocks
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(entities):
+            raise ValueError(f"no {kind} with index {index!r} (the world has {len(entities)} {kind}s)")
+        gone[kind].add(int(index))
+    names = {spec.vehicles[k].name for k in gone["vehicle"]} | {spec.blocks[k].name for k in gone["block"]}
+    joints = [j for j in spec.joints if j.body_a not in names and j.body_b not in names]
     old = sim.box2d
-    vehicles, units, pivots, blocks = list(old.vehicles), list(old.units), list(old.pivots), list(old.blocks)
-    if kind == "vehicle":
-        new_spec = _edited(spec, vehicles=[v for k, v in enumerate(spec.vehicles) if k != index], joints=joints)
-        articulated = sim.articulations.vehicle.tolist()
+    articulated = sim.articulations.vehicle.tolist()
+    # Box2D bodies first (each takes its joints along; the contact listener sees its contacts end), then the lists.
+    for index in sorted(gone["vehicle"]):
         if index in articulated:
-            rank = articulated.index(index)
-            old.world.DestroyBody(units.pop(rank))  # takes its pivot joint along
-            pivots.pop(rank)
-        old.world.DestroyBody(vehicles.pop(index))  # the contact listener sees its contacts end
-        vehicle_rows = [k for k in range(len(spec.vehicles)) if k != index]
-        block_rows = list(range(len(spec.blocks)))
-    else:
-        new_spec = _edited(spec, blocks=[b for k, b in enumerate(spec.blocks) if k != index], joints=joints)
-        old.world.DestroyBody(blocks.pop(index))
-        vehicle_rows = list(range(len(spec.vehicles)))
-        block_rows = [k for k in range(len(spec.blocks)) if k != index]
-    edited = _rebuilt_box2d(old, vehicles, units, pivots, blocks)
+            destroy_body(old.world, old.units[articulated.index(index)])  # takes its pivot joint along
+        destroy_body(old.world, old.vehicles[index])
+    for index in sorted(gone["block"]):
+        destroy_body(old.world, old.blocks[index])
+    vehicle_rows = [k for k in range(len(spec.vehicles)) if k not in gone["vehicle"]]
+    block_rows = [k for k in range(len(spec.blocks)) if k not in gone["block"]]
+    kept_units = [r for r, k in enumerate(articulated) if k not in gone["vehicle"]]
+    new_spec = _edited(spec, vehicles=[spec.vehicles[k] for k in vehicle_rows],
+                       blocks=[spec.blocks[k] for k in block_rows], joints=joints)
+    edited = _rebuilt_box2d(old, [old.vehicles[k] for k in vehicle_rows], [old.units[r] for r in kept_units],
+                            [old.pivots[r] for r in kept_units], [old.blocks[k] for k in block_rows])
     return carry_over(sim, Simulation(new_spec, sim.command_timeout, box2d=edited), vehicle_rows, block_rows)
 
 
@@ -230,4 +236,4 @@ def _vehicle_table_rows(old_vehicles: np.ndarray, new_vehicles: np.ndarray,
     return [(r, old_row[vehicle_rows[k]]) for r, k in enumerate(new_vehicles.tolist()) if vehicle_rows[k] >= 0]
 
 
-__all__ = ["carry_over", "with_entity", "without_entity"]
+__all__ = ["carry_over", "with_entity", "without_entities", "without_entity"]

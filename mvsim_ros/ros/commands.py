@@ -34,7 +34,8 @@ class CommandSubscriptions:
     with a warning: the vehicle keeps its last valid command. Finite values beyond the vehicle's bounds (speed, yaw
     rate, steering angle and rate: physics.command_limits) are clamped to them, with a warning. Warnings are
     throttled: at most one per WARNING_THROTTLE_S of wall time per vehicle, topic and kind (dropped, clamped).
-    All use COMMAND_QOS. `destroy()` ends the second participant.
+    All use COMMAND_QOS. `destroy()` ends the TwistStamped subscriptions (or parks them, see
+    ros/entity_reuse.py).
     """
 
     def __init__(self, node: Node, sim: Simulation, prefixes: list[str]):
@@ -45,7 +46,10 @@ class CommandSubscriptions:
             node.create_subscription(Twist, prefix + "cmd_vel", partial(self._on_cmd_vel, i, False), COMMAND_QOS)
             for i, prefix in enumerate(prefixes)
         ]
-        self._twin = TwinParticipant(node) if prefixes else None
+        reuse = getattr(node, "entity_reuse", None)
+        #: The second participant: the node's own when it keeps one across sessions, else this object's.
+        self._own_twin = reuse is None
+        self._twin = (TwinParticipant(node) if reuse is None else reuse.twin()) if prefixes else None
         #: Resolved names of the TwistStamped subscriptions (on the twin participant), by vehicle.
         self.cmd_vel_stamped = [
             self._twin.subscribe(TwistStamped, prefix + "cmd_vel", partial(self._on_cmd_vel, i, True), COMMAND_QOS)
@@ -57,10 +61,18 @@ class CommandSubscriptions:
             for i in sorted(sim.steering.vehicle.tolist() + sim.articulations.vehicle.tolist())
         ]
 
-    def destroy(self) -> None:
-        """End the TwistStamped subscriptions (the Twist and Ackermann ones go with the node's entities)."""
-        if self._twin is not None:
+    def destroy(self, keep_twin: bool = False) -> None:
+        """End the TwistStamped subscriptions (the Twist and Ackermann ones go with the node's entities); with
+        `keep_twin`, park them on the second participant for the next subscriptions to take over."""
+        if self._twin is None:
+            return
+        if keep_twin and not self._own_twin:
+            self._twin.park_all()
+        elif self._own_twin:
             self._twin.destroy()
+        else:  # the node's participant stays: only these subscriptions end
+            self._twin.park_all()
+            self._twin.release_parked()
 
     def _on_cmd_vel(self, index: int, stamped: bool, msg) -> None:
         twist = msg.twist if stamped else msg

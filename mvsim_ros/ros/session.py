@@ -2,8 +2,9 @@
 
 The node keeps one SimSession at a time. Whatever changes the set of simulated things (spawning or deleting an
 entity) builds a new Simulation and a new session on it, after `destroy()` took the old one's publishers,
-subscriptions and timers off the node. What does not depend on the Simulation (parameters, the occupancy-grid map,
-services, the loop timer) lives in the node.
+subscriptions and timers off the node, or parked its publishers and subscriptions for the new session to take
+over (ros/entity_reuse.py), so that only the topics of the entity that came or went change. What does not
+depend on the Simulation (parameters, the occupancy-grid map, services, the loop timer) lives in the node.
 """
 
 from __future__ import annotations
@@ -45,13 +46,22 @@ class SimSession:
         self.sim = sim
         self.prefixes = list(prefixes)
         before = {id(e) for e in _entities(node)}
+        reuse = getattr(node, "entity_reuse", None)
+        if reuse is not None:
+            reuse.taken()  # what was handed out before this build is not this session's
         try:
             self._build(p, check)
         except BaseException:
-            self._owned = [e for e in _entities(node) if id(e) not in before]
+            self._owned = self._new_entities(before)
             self.destroy()  # nothing of a failed build stays on the node
             raise
-        self._owned = [e for e in _entities(node) if id(e) not in before]
+        self._owned = self._new_entities(before)
+
+    def _new_entities(self, before: set[int]) -> list:
+        """The node's entities created while building, and the parked ones the build took over."""
+        reuse = getattr(self.node, "entity_reuse", None)
+        taken = reuse.taken() if reuse is not None else []
+        return [e for e in _entities(self.node) if id(e) not in before] + taken
 
     def _build(self, p: dict[str, Any], check) -> None:
         node, sim, spec = self.node, self.sim, self.sim.spec
@@ -135,13 +145,19 @@ class SimSession:
         """/clock at the current simulated time now (after steps run while paused, or on pausing)."""
         self.publishers.publish_clock()
 
-    def destroy(self) -> None:
-        """Take this session's publishers, subscriptions and timers off the node (its topics disappear)."""
+    def destroy(self, park=None) -> None:
+        """Take this session's publishers, subscriptions and timers off the node (its topics disappear); with
+        `park` (an EntityReuse), its publishers and subscriptions are parked there instead, for the session that
+        replaces this one to take over."""
         node = self.node
         commands = getattr(self, "commands", None)  # absent when the build stopped early
         if commands is not None:
-            commands.destroy()
-        for entity in self._owned:
+            commands.destroy(keep_twin=park is not None)
+        owned = self._owned
+        if park is not None:
+            park.park(owned)
+            owned = [e for e in owned if type(e).__name__ not in ("Publisher", "Subscription")]
+        for entity in owned:
             kind = type(entity).__name__
             if kind == "Publisher":
                 node.destroy_publisher(entity)

@@ -24,9 +24,9 @@ from simulation_interfaces.action import SimulateSteps
 from simulation_interfaces.msg import Result, SimulationState, SimulatorFeatures, Spawnable
 from simulation_interfaces import srv
 
-from mvsim_ros.physics.world_edit import with_entity, without_entity
-from mvsim_ros.ros.entity_table import (FilterError, PoseError, check_world_frame, entity_names, entity_state,
-                                        filtered, find_entity, planar_pose)
+from mvsim_ros.physics.world_edit import with_entity, without_entities, without_entity
+from mvsim_ros.ros.entity_table import (FilterError, PoseError, check_world_frame, entities, entity_names,
+                                        entity_state, filtered, find_entity, planar_pose)
 from mvsim_ros.ros.spawn_requests import SPAWN_FORMAT, SpawnError, plan_spawn
 from mvsim_ros.ros.step_queue import JobEnd, StepJob
 from mvsim_ros.world.bounds import BOUNDS
@@ -164,10 +164,10 @@ class SimulationServices:
             self.spawned.clear()
             return _result(response, Result.RESULT_OK)
         if scope == _SCOPE_SPAWNED:
-            for name in sorted(self.spawned):
-                entity = find_entity(self.node.sim, name)
-                if entity is not None:
-                    self._remove(entity)
+            by_name: dict = {}
+            for entity in entities(self.node.sim):  # the first of a name wins, as find_entity finds it
+                by_name.setdefault(entity.name, entity)
+            self._remove([by_name[name] for name in sorted(self.spawned) if name in by_name])
             self.spawned.clear()
             return _result(response, Result.RESULT_OK)
         return _result(response, Result.RESULT_FEATURE_UNSUPPORTED,
@@ -347,17 +347,19 @@ class SimulationServices:
         if entity.kind == "actor":
             return _result(response, Result.RESULT_OPERATION_FAILED,
                            f"'{entity.name}' is an actor: actors cannot be deleted")
-        self._remove(entity)
+        self._remove([entity])
         self.spawned.discard(entity.name)
         self.node.get_logger().info(f"deleted {entity.kind} '{entity.name}'")
         return _result(response, Result.RESULT_OK)
 
-    def _remove(self, entity) -> None:
+    def _remove(self, entities: list) -> None:
+        """Take `entities` (vehicles and blocks) out of the simulation, in one edit."""
+        if not entities:
+            return
         node = self.node
-        prefixes = list(node.session.prefixes)
-        new_sim = without_entity(node.sim, entity.kind, entity.index)
-        if entity.kind == "vehicle":
-            del prefixes[entity.index]
+        gone = {e.index for e in entities if e.kind == "vehicle"}
+        prefixes = [p for k, p in enumerate(node.session.prefixes) if k not in gone]
+        new_sim = without_entities(node.sim, [(e.kind, e.index) for e in entities])
         node.replace_simulation(new_sim, prefixes)
 
 

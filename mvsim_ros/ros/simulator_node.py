@@ -14,6 +14,7 @@ import time
 from rclpy.clock import Clock, ClockType
 
 from mvsim_ros.physics import Simulation, box2d_native
+from mvsim_ros.ros.entity_reuse import EntityReuse
 from mvsim_ros.ros.lean_events import LeanEventsNode
 from mvsim_ros.ros.log_services import LogServices
 from mvsim_ros.ros.parameters import declare_and_read, load_limits
@@ -55,7 +56,10 @@ class MvsimNode(LeanEventsNode):
     """
 
     def __init__(self, stop: StopSignals | None = None, **kwargs):
+        #: Publishers and subscriptions of a replaced session, for the next one to take over.
+        self.entity_reuse: EntityReuse | None = None
         super().__init__("mvsim", **kwargs)
+        self.entity_reuse = EntityReuse(self)
         self.logs: LogServices | None = None
         #: The browser viewer (None when headless).
         self.viewer = None  # a NodeViewer
@@ -130,6 +134,25 @@ class MvsimNode(LeanEventsNode):
                 "drive it: ros2 run teleop_twist_keyboard teleop_twist_keyboard "
                 f"--ros-args -r cmd_vel:=/{self.session.prefixes[0]}cmd_vel"
             )
+
+    def create_publisher(self, msg_type, topic, qos_profile, **kwargs):
+        """rclpy's create_publisher, handing over a parked publisher of a replaced session when one matches."""
+        reuse = self.entity_reuse
+        if reuse is not None and not kwargs:
+            parked = reuse.take_publisher(msg_type, topic, qos_profile)
+            if parked is not None:
+                return parked
+        return super().create_publisher(msg_type, topic, qos_profile, **kwargs)
+
+    def create_subscription(self, msg_type, topic, callback, qos_profile, **kwargs):
+        """rclpy's create_subscription, handing over a parked subscription (now calling `callback`) when one
+        matches."""
+        reuse = self.entity_reuse
+        if reuse is not None and not kwargs:
+            parked = reuse.take_subscription(msg_type, topic, qos_profile, callback)
+            if parked is not None:
+                return parked
+        return super().create_subscription(msg_type, topic, callback, qos_profile, **kwargs)
 
     def _tick(self) -> None:
         """Advance the simulation to where the wall clock says it should be (or for most of a period if rtf = 0).
@@ -224,10 +247,13 @@ class MvsimNode(LeanEventsNode):
         session is built on `sim` with these vehicle topic prefixes, the status line and the CSV logs follow it
         (logging on: a new log session directory), and the real-time anchors restart from its time."""
         if self.session is not None:
-            self.session.destroy()
+            self.session.destroy(park=self.entity_reuse)  # its publishers and subscriptions wait to be taken over
             self.session = None  # until the new one is built
         self.sim = sim
-        self.session = SimSession(self, sim, self._params, prefixes)  # a failed build takes its entities along
+        try:
+            self.session = SimSession(self, sim, self._params, prefixes)  # a failed build takes its entities along
+        finally:
+            self.entity_reuse.release()  # the topics of the entity that went
         for warning in self.session.warnings:
             self.get_logger().warning(warning)
         self.status.sim = sim
@@ -256,6 +282,9 @@ class MvsimNode(LeanEventsNode):
             self.step_queue.abort_all("the node is shutting down")
             services.action.destroy()
             self.simulation_services = None
+        if self.entity_reuse is not None:
+            self.entity_reuse.close()
+            self.entity_reuse = None
         super().destroy_node()
 
 

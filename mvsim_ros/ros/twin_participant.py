@@ -27,9 +27,26 @@ from rclpy.qos import QoSProfile
 QUEUE_DEPTH = 10
 
 
+class _TwinSubscription:
+    """One subscription of the twin node: what it is (for handing it over), where its messages wait, whom they go
+    to."""
+
+    __slots__ = ("msg_type", "topic", "qos", "callback", "queue", "subscription")
+
+    def __init__(self, msg_type, topic: str, qos: QoSProfile, callback: Callable[[Any], None]):
+        self.msg_type, self.topic, self.qos, self.callback = msg_type, topic, qos, callback
+        self.queue: collections.deque = collections.deque(maxlen=QUEUE_DEPTH)
+        self.subscription = None
+
+
 class TwinParticipant:
     """A second participant holding subscriptions for `node`; `destroy()` ends it (also done when the node's
-    context shuts down)."""
+    context shuts down).
+
+    `park_all()` sets the current subscriptions aside; a later `subscribe` of the same type, topic and QoS takes one
+    over (with its new callback and the messages still queued) instead of creating a DDS reader, and
+    `release_parked()` destroys those not taken.
+    """
 
     def __init__(self, node: Node):
         self._node = node
@@ -40,7 +57,8 @@ class TwinParticipant:
                                        start_parameter_services=False)
         self._executor = SingleThreadedExecutor(context=self._context)
         self._executor.add_node(self._twin)
-        self._queues: list[tuple[Callable[[Any], None], collections.deque]] = []
+        self._active: list[_TwinSubscription] = []
+        self._parked: list[_TwinSubscription] = []
         self._wake = node.create_guard_condition(self._deliver)
         self._thread: threading.Thread | None = None
         self._destroyed = False
@@ -50,18 +68,38 @@ class TwinParticipant:
         """Subscribe `topic` (resolved as the main node would resolve it) with `msg_type` on the twin node;
         `callback(msg)` runs on the main node's executor. Returns the resolved topic name."""
         resolved = self._node.resolve_topic_name(topic)
-        queue: collections.deque = collections.deque(maxlen=QUEUE_DEPTH)
+        for k, entry in enumerate(self._parked):
+            if entry.msg_type is msg_type and entry.topic == resolved and entry.qos == qos:
+                del self._parked[k]
+                entry.callback = callback
+                self._active.append(entry)
+                return resolved
+        entry = _TwinSubscription(msg_type, resolved, qos, callback)
 
         def received(msg) -> None:
-            queue.append(msg)
+            entry.queue.append(msg)
             self._trigger()
 
-        self._queues.append((callback, queue))
-        self._twin.create_subscription(msg_type, resolved, received, qos)
+        entry.subscription = self._twin.create_subscription(msg_type, resolved, received, qos)
+        self._active.append(entry)
         if self._thread is None:
             self._thread = threading.Thread(target=self._spin, name="mvsim-twin-participant", daemon=True)
             self._thread.start()
         return resolved
+
+    def park_all(self) -> None:
+        """Set every current subscription aside for a later `subscribe` to take over."""
+        self._parked.extend(self._active)
+        self._active = []
+
+    def release_parked(self) -> None:
+        """Destroy the parked subscriptions no `subscribe` took over."""
+        for entry in self._parked:
+            try:
+                self._twin.destroy_subscription(entry.subscription)
+            except Exception:  # noqa: BLE001 (already gone with the twin node)
+                pass
+        self._parked = []
 
     def _trigger(self) -> None:
         try:
@@ -77,10 +115,11 @@ class TwinParticipant:
 
     def _deliver(self) -> None:
         """On the main node's thread: run the callbacks of the messages queued since the last call, in the order
-        each topic received them."""
-        for callback, queue in self._queues:
+        each topic received them (parked subscriptions keep theirs for whoever takes them over)."""
+        for entry in list(self._active):
+            queue = entry.queue
             while queue:
-                callback(queue.popleft())
+                entry.callback(queue.popleft())
 
     def destroy(self) -> None:
         """Stop the thread, destroy the twin node and its context (idempotent)."""

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import REPO
 from mvsim_ros.physics import Simulation
-from mvsim_ros.physics.world_edit import with_entity, without_entity
+from mvsim_ros.physics.world_edit import with_entity, without_entities, without_entity
 from mvsim_ros.world import load_world
 
 WORLDS = REPO / "worlds"
@@ -165,3 +165,126 @@ def test_bad_edits_are_refused_and_change_nothing():
     sim.run(0.1)  # the refused edits left it whole
     assert sim.box2d.world.bodyCount == 1 + 2 + len(sim.spec.blocks)
     assert np.all(np.isfinite(sim.body_pose)) and math.isfinite(pose.sum())
+
+
+def touching_blocks(sim: Simulation, first: int, count: int = 5, x0: float = 3.0, y: float = -2.0) -> Simulation:
+    """`count` 0.8 m boxes of the demo world's class in a row along x, each face to face with the next."""
+    catalog = sim.spec.catalog
+    for k in range(count):
+        sim = with_entity(sim, catalog.from_class("box_small", f"t{first + k}", x0 + 0.8 * k, y, 0.0))
+    return sim
+
+
+def block_index(sim: Simulation, name: str) -> int:
+    return [b.name for b in sim.spec.blocks].index(name)
+
+
+def test_removing_touching_blocks_ends_their_contacts_and_keeps_the_counts_right():
+    sim = Simulation(load_world(WORLDS / "demo_2robots.world.xml"))
+    sim = touching_blocks(sim, 0, 3, x0=0.35, y=-0.4)  # boxes span [x0, x0 + 0.8]: 5 cm ahead of r1's nose
+    sim.set_twist(sim.vehicle_index("r1"), 0.3, 0.0)  # r1 drives into the row and presses it
+    sim.run(0.5)
+    assert sim.box2d.world.contactCount > 0
+    assert sim.collision_now[sim.vehicle_index("r1")], "r1 must touch the first box"
+    sim = without_entity(sim, "block", block_index(sim, "t1"))  # the middle one, touching two others
+    sim = without_entity(sim, "block", block_index(sim, "t0"))  # the one r1 touches
+    assert not sim.collision_now[sim.vehicle_index("r1")], "r1 touches nothing once the box is gone"
+    sim.run(0.1)
+    assert not sim.collision_now.any()
+    assert np.all(np.isfinite(sim.body_pose))
+
+
+def test_removing_many_entities_at_once_equals_removing_them_one_by_one():
+    def base() -> Simulation:
+        sim = touching_blocks(Simulation(load_world(WORLDS / "demo_2robots.world.xml")), 0)
+        sim.set_twist(0, 0.5, 0.2)
+        sim.run(0.2)
+        return sim
+
+    one_by_one = base()
+    for name in ("t1", "t3", "box2"):
+        one_by_one = without_entity(one_by_one, "block", block_index(one_by_one, name))
+    one_by_one = without_entity(one_by_one, "vehicle", one_by_one.vehicle_index("r2"))
+    at_once = base()
+    at_once = without_entities(at_once, [("block", block_index(at_once, n)) for n in ("t3", "box2", "t1")]
+                               + [("vehicle", at_once.vehicle_index("r2"))])
+    assert [b.name for b in at_once.spec.blocks] == [b.name for b in one_by_one.spec.blocks]
+    assert at_once.vehicle_names == one_by_one.vehicle_names == ["r1"]
+    for sim in (at_once, one_by_one):
+        sim.set_twist(0, 0.5, 0.2)
+        sim.run(0.5)
+    np.testing.assert_array_equal(at_once.body_pose, one_by_one.body_pose)
+    np.testing.assert_array_equal(at_once.block_poses(), one_by_one.block_poses())
+    with pytest.raises(ValueError, match="no block with index 99"):
+        without_entities(at_once, [("block", 0), ("block", 99)])
+
+
+EDIT_ROUNDS_SCRIPT = """
+import sys
+from mvsim_ros.physics import Simulation
+from mvsim_ros.physics.world_edit import with_entity, without_entities, without_entity
+from mvsim_ros.world import load_world
+
+sim = Simulation(load_world(sys.argv[1]))
+catalog = sim.spec.catalog
+for round_ in range(100):
+    names = [f"t{round_}_{k}" for k in range(5)]
+    for k, name in enumerate(names):
+        sim = with_entity(sim, catalog.from_class("box_small", name, 3.0 + 0.75 * k, -2.0, 0.0))  # 5 cm overlaps
+    sim.set_twist(0, 0.3, 0.0)
+    sim.run(0.1)  # they push each other apart: every neighbour pair is a touching contact
+    blocks = [b.name for b in sim.spec.blocks]
+    if round_ % 2:
+        sim = without_entities(sim, [("block", blocks.index(n)) for n in names])
+    else:
+        for name in names:
+            sim = without_entity(sim, "block", [b.name for b in sim.spec.blocks].index(name))
+    assert sim.box2d.world.bodyCount == 1 + 2 + 3, sim.box2d.world.bodyCount
+print("rounds done", sim.steps)
+"""
+
+
+def test_a_hundred_rounds_of_touching_blocks_spawned_and_removed_never_crash():
+    """Box2D reports the end of a removed body's contacts while it is being destroyed: the contact listener must
+    never see a released body tag (that crashed the process). Run in a child process, so a crash fails this
+    test instead of the whole run."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", EDIT_ROUNDS_SCRIPT, str(WORLDS / "demo_2robots.world.xml")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+    assert "rounds done" in done.stdout
+
+
+def test_the_contact_listener_never_sees_the_tag_of_a_body_being_destroyed():
+    """pybox2d releases a body's userData before Box2D reports the end of its contacts: destroy_body hides the
+    tag first, so the listener sees None for the destroyed body and the other body's own tag."""
+    import Box2D
+
+    from mvsim_ros.physics.bodies import BodyTag, destroy_body
+
+    class Recorder(Box2D.b2ContactListener):
+        def __init__(self):
+            super().__init__()
+            self.ended: list[tuple] = []
+
+        def EndContact(self, contact):  # noqa: N802 (Box2D API name)
+            self.ended.append((contact.fixtureA.body.userData, contact.fixtureB.body.userData))
+
+    world = Box2D.b2World(gravity=(0.0, 0.0))
+    recorder = Recorder()
+    world.contactListener = recorder
+    bodies = []
+    for k, x in enumerate((0.0, 0.95)):  # 1 m boxes overlapping by 5 cm
+        body = world.CreateDynamicBody(position=(x, 0.0), userData=BodyTag("block", k))
+        body.CreatePolygonFixture(box=(0.5, 0.5), density=1.0)
+        bodies.append(body)
+    world.Step(0.005, 8, 3)
+    assert world.contactCount == 1 and next(iter(world.contacts)).touching
+    doomed_tag, survivor_tag = bodies[0].userData, bodies[1].userData  # held here: compared, never released
+    destroy_body(world, bodies[0])
+    assert len(recorder.ended) == 1
+    seen = set(map(id, recorder.ended[0]))
+    assert id(doomed_tag) not in seen and id(None) in seen and id(survivor_tag) in seen
+    assert world.bodyCount == 1 and world.contactCount == 0
