@@ -21,7 +21,7 @@ setup(
         (f"share/{PACKAGE}/worlds/maps", glob("worlds/maps/*")),
         (f"share/{PACKAGE}/worlds/models", glob("worlds/models/*")),
     ],
-    install_requires=["setuptools", "numpy", "numba", "defusedxml", "Pillow", "PyYAML", "box2d"],
+    install_requires=["setuptools", "numpy", "numba", "defusedxml", "Pillow", "PyYAML", "box2d", "google-re2"],
     # cameras and 3D lidars (OpenGL); local <visual> models' outlines; the browser viewer's server; the
     # benchmark's viewer case (drives Chromium); the comparison report's plots (mvsim_compare)
     extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"],

@@ -23,10 +23,11 @@ MODULE_KEYS = {
     "defusedxml": "python3-defusedxml", "PIL": "python3-pil", "yaml": "python3-yaml",
     "trimesh": "python3-trimesh-pip", "collada": "python3-collada",
     "aiohttp": "python3-aiohttp", "matplotlib": "python3-matplotlib",
-    "Box2D": None, "moderngl": None, "glcontext": None, "playwright": None,
+    "Box2D": None, "moderngl": None, "glcontext": None, "playwright": None, "re2": None,
 }
 #: Modules without a rosdep key -> the pip requirement setup.py must name.
-PIP_ONLY = {"Box2D": "box2d", "moderngl": "moderngl", "glcontext": "glcontext", "playwright": "playwright"}
+PIP_ONLY = {"Box2D": "box2d", "moderngl": "moderngl", "glcontext": "glcontext", "playwright": "playwright",
+            "re2": "google-re2"}
 
 #: Keys verified to resolve with rosdep. Checked in ros/rosdistro (commit 8468e88c, 2026-08):
 #: ROS packages in kilted/distribution.yaml; python3-* in rosdep/python.yaml; tmux in rosdep/base.yaml.

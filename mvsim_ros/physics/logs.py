@@ -14,15 +14,23 @@ Cost on the simulation thread: `record()` copies the state into a preallocated a
 vehicles and wheels). Every `flush_period_s` of simulated time (or when the buffer fills) the rows go to a
 formatter thread that turns them into text (one compiled call, without the GIL); the text is appended to the
 files at the next flush (or `wait()`, `new_session()`, `close()`), whole rows only, from the calling thread.
+
+Removed files: before writing each block, one stat of the session directory tells whether anything was removed from
+it (or the directory itself). Files removed while logging (the whole session folder, or some of its files) are
+created again with their headers, the directory too, and `on_recreated` is told once per such event: the rows
+that were in them are lost, the rows from then on are kept. When they cannot be created again, the OSError of that
+write says so (the node then stops logging).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -34,6 +42,11 @@ WHEEL_COLUMNS = ("t_s", "torque_Nm", "normal_force_N", "omega_radps", "phi_rad",
 SIGNIFICANT_DIGITS = 15
 #: Beyond this many files the logs are opened for each block write instead of being kept open.
 MAX_OPEN_FILES = 256
+#: Most file names listed in the message about log files removed while logging.
+MAX_NAMED_FILES = 3
+#: A directory modified less than this long ago [s] is checked file by file at the next write: file systems stamp
+#: modification times with a coarse clock, so a removal right after the files were created may leave it unchanged.
+STAMP_SETTLE_S = 1.0
 _SESSION_RE = re.compile(r"^session-(\d+)")
 _UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -45,12 +58,14 @@ class VehicleLogs:
     the grid t0 + k * period_s, k >= 1 (t0: the simulation time at construction; 0 = every call).
     flush_period_s [s of simulated time]: how long rows wait in memory before being written.
     background: turn rows into text in a formatter thread (False: in the calling thread).
+    on_recreated: called with a one-line message each time files of the session were found removed and were
+    created again (see the module docstring); None: nobody is told.
     The first session directory is created at construction: `<log_dir>/session-001_<YYYYmmdd-HHMMSS>` (the
     number follows the highest one already in log_dir), with a header line in each file.
     """
 
     def __init__(self, sim, log_dir: str | Path, period_s: float = 0.0, flush_period_s: float = 0.5,
-                 background: bool = True):
+                 background: bool = True, on_recreated: Callable[[str], None] | None = None):
         for name, value in (("period_s", period_s), ("flush_period_s", flush_period_s)):
             if not (math.isfinite(value) and value >= 0.0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -74,7 +89,9 @@ class VehicleLogs:
         self._keep_open = len(self.file_names) <= MAX_OPEN_FILES
         self._handles: list = []
         self._formatter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mvsim-logs") if background else None
-        self._pending: tuple[Future, list] | None = None  # the block being formatted, and where it goes
+        self._pending: Future | None = None  # the block being formatted
+        self._on_recreated = on_recreated
+        self._dir_stamp: tuple[int, int, int] | None = None  # the session directory as last seen intact
         #: Number of the current session, its directory, and whether close() was called.
         self.session = 0
         self.session_dir: Path | None = None
@@ -124,24 +141,24 @@ class VehicleLogs:
         blocks = self._buffer[:self._count].transpose(1, 0, 2).copy()  # file, row, column; the formatter's own
         self._count = 0
         if self._formatter is None:
-            self._write_text(self._sinks(), *format_blocks(blocks))
+            self._write_block(*format_blocks(blocks))
             return
         self.wait()
-        self._pending = (self._formatter.submit(format_blocks, blocks), self._sinks())
+        self._pending = self._formatter.submit(format_blocks, blocks)
 
     def wait(self) -> None:
         """Write the block being formatted, if any (re-raising the formatter's error): afterwards the files hold
         every row flushed so far."""
         if self._pending is not None:
-            (future, sinks), self._pending = self._pending, None
-            self._write_text(sinks, *future.result())
+            future, self._pending = self._pending, None
+            self._write_block(*future.result())
 
     def clear(self) -> None:
         """Truncate the current session's files to their headers; rows not written yet are dropped too."""
         self._check_open()
         self._count = 0
         if self._pending is not None:
-            self._pending[0].cancel()
+            self._pending.cancel()
             self._pending = None
         self._close_handles()
         self._create_files()
@@ -204,14 +221,74 @@ class VehicleLogs:
         self._create_files()
 
     def _create_files(self) -> None:
+        """Every file of the session, new, holding its header (the session directory made when missing)."""
         self._handles = []
-        for path, header in zip(self.files, self._headers):
-            handle = open(path, "wb", buffering=0)
-            _write_all(handle, header)
+        self.session_dir.mkdir(parents=True, exist_ok=True)
+        for k in range(len(self.file_names)):
+            handle = self._new_file(k)
             if self._keep_open:
                 self._handles.append(handle)
             else:
                 handle.close()
+        self._dir_stamp = _settled_stamp(self.session_dir)
+
+    def _new_file(self, k: int):
+        """File `k` created (or truncated) with its header; its open handle."""
+        handle = open(self.session_dir / self.file_names[k], "wb", buffering=0)
+        _write_all(handle, self._headers[k])
+        return handle
+
+    def _write_block(self, text: np.ndarray, offsets: np.ndarray) -> None:
+        """Append one formatted block to the files, creating again those removed since the last block."""
+        self._restore_removed()
+        self._write_text(self._sinks(), text, offsets)
+
+    def _restore_removed(self) -> None:
+        """Create again, with their headers, the session directory and the files removed from it (one stat when
+        nothing was: removing a file changes the directory's modification time). Tells `on_recreated`."""
+        try:
+            stamp = _stamp(self.session_dir)
+        except FileNotFoundError:
+            stamp = None
+        if stamp is not None and stamp == self._dir_stamp:
+            return
+        try:
+            self.session_dir.mkdir(parents=True, exist_ok=True)
+            missing = [k for k in range(len(self.file_names)) if self._removed(k)]
+            for k in missing:
+                handle = self._new_file(k)
+                if self._keep_open:
+                    self._handles[k].close()
+                    self._handles[k] = handle
+                else:
+                    handle.close()
+            self._dir_stamp = _settled_stamp(self.session_dir)
+        except OSError as exc:
+            raise OSError(exc.errno, f"log files removed while logging cannot be created again: "
+                                     f"{exc.strerror or exc}", exc.filename) from exc
+        if missing and self._on_recreated is not None:
+            self._on_recreated(self._recreated_text(stamp is None, missing))
+
+    def _removed(self, k: int) -> bool:
+        """Whether file `k` is no longer in the session directory (an open one: no longer linked there)."""
+        path = self.session_dir / self.file_names[k]
+        if not self._keep_open:
+            return not path.exists()
+        try:
+            return os.fstat(self._handles[k].fileno()).st_ino != path.stat().st_ino
+        except FileNotFoundError:
+            return True
+
+    def _recreated_text(self, folder_removed: bool, missing: list[int]) -> str:
+        """The one-line message for files created again."""
+        if folder_removed:
+            what = f"the log folder {self.session_dir} was removed while logging"
+        else:
+            names = [self.file_names[k] for k in missing[:MAX_NAMED_FILES]]
+            more = f" and {len(missing) - MAX_NAMED_FILES} more" if len(missing) > MAX_NAMED_FILES else ""
+            what = f"log files {', '.join(names)}{more} in {self.session_dir} were removed while logging"
+        return (f"{what}: created {len(missing)} files again with their headers (the rows written before are lost; "
+                "logging goes on)")
 
     def _sinks(self) -> list:
         """Open handles, or paths to append to (many files)."""
@@ -232,6 +309,18 @@ class VehicleLogs:
         for handle in self._handles:
             handle.close()
         self._handles = []
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    """Identity and modification time of a directory: (device, inode, mtime [ns])."""
+    info = path.stat()
+    return info.st_dev, info.st_ino, info.st_mtime_ns
+
+
+def _settled_stamp(path: Path) -> tuple[int, int, int] | None:
+    """`_stamp(path)`, or None while its modification time is within STAMP_SETTLE_S of now."""
+    stamp = _stamp(path)
+    return stamp if time.time_ns() - stamp[2] >= STAMP_SETTLE_S * 1e9 else None
 
 
 def _write_all(handle, data) -> None:

@@ -6,13 +6,18 @@ kinds share a name. States are in the world frame, which the node publishes as `
 physics; a vehicle's z, pitch and roll from the terrain under its wheels, a block's from the world and the
 terrain, an actor's z from its path), twist of the entity's origin in the world frame (linear x, y; angular z),
 acceleration where the simulation measures it (vehicles, horizontal).
+
+Name filters are regular expressions in RE2 syntax, matched by RE2 in time linear in the name's length whatever
+the pattern (no backtracking): a request's pattern cannot stall the node. RE2 has no backreferences or lookaround;
+a pattern using them is refused like an invalid one.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
+
+import re2
 
 from geometry_msgs.msg import Accel, Pose, Twist
 from simulation_interfaces.msg import EntityCategory, EntityFilters, EntityState
@@ -23,6 +28,10 @@ from mvsim_ros.physics import Simulation
 WORLD_FRAMES = ("", "map", "world")
 #: Frame id of the states this node returns.
 WORLD_FRAME = "map"
+#: Most characters of a refused filter quoted back in the error message.
+MAX_QUOTED_FILTER = 80
+#: Memory RE2 may use to compile one filter [bytes]: a larger pattern is refused as too large.
+FILTER_MAX_MEMORY = 8 << 20
 
 
 @dataclass(frozen=True)
@@ -67,19 +76,44 @@ def entity_names(sim: Simulation) -> set[str]:
 
 
 def filtered(sim: Simulation, filters: EntityFilters) -> list[Entity]:
-    """The entities that pass `filters`: name regular expression (searched in the name; empty = all) and any of
-    the categories (empty = all). FilterError for tags or bounds (unsupported) and for a bad expression."""
+    """The entities that pass `filters`: name regular expression (RE2 syntax, searched in the name; empty = all)
+    and any of the categories (empty = all). FilterError for tags or bounds (unsupported) and for an expression
+    that is invalid or uses what RE2 lacks (backreferences, lookaround)."""
     if filters.tags.tags:
         raise FilterError("entity tags are not supported by this simulator (the filter uses tags)", True)
     if filters.bounds.type != 0 or filters.bounds.points:
         raise FilterError("bounds filters are not supported by this simulator", True)
-    try:
-        pattern = re.compile(filters.filter) if filters.filter else None
-    except re.error as exc:
-        raise FilterError(f"filter {filters.filter!r} is not a valid regular expression: {exc}", False) from None
+    pattern = compile_filter(filters.filter) if filters.filter else None
     categories = {c.category for c in filters.categories}
     return [e for e in entities(sim)
             if (pattern is None or pattern.search(e.name)) and (not categories or e.category in categories)]
+
+
+def compile_filter(text: str):
+    """`text` compiled by RE2 (matching in linear time), or FilterError with a one-line reason."""
+    options = re2.Options()
+    options.log_errors = False  # the reason goes back in the response, not to the node's stderr
+    options.max_mem = FILTER_MAX_MEMORY
+    try:
+        return re2.compile(text, options=options)
+    except re2.error as exc:
+        raise FilterError(f"filter {_quoted(text)} is not a valid regular expression in RE2 syntax (no "
+                          f"backreferences or lookaround): {_reason(exc)}", False) from None
+
+
+def _quoted(text: str) -> str:
+    """`text` as a Python literal, cut to MAX_QUOTED_FILTER characters (with its length when cut)."""
+    if len(text) <= MAX_QUOTED_FILTER:
+        return repr(text)
+    return f"{text[:MAX_QUOTED_FILTER]!r}... ({len(text)} characters)"
+
+
+def _reason(exc: Exception) -> str:
+    """RE2's message for a refused pattern as one line of text (RE2 gives it as bytes)."""
+    reason = exc.args[0] if exc.args else str(exc)
+    if isinstance(reason, bytes):
+        reason = reason.decode("utf-8", "replace")
+    return " ".join(str(reason).split())[:200]
 
 
 def entity_state(sim: Simulation, entity: Entity) -> EntityState:
@@ -166,4 +200,5 @@ def check_world_frame(frame_id: str) -> None:
 
 
 __all__ = ["Entity", "FilterError", "MAX_TILT", "PoseError", "WORLD_FRAME", "WORLD_FRAMES", "check_world_frame",
-           "entities", "entity_names", "entity_state", "filtered", "find_entity", "planar_pose", "pose_msg"]
+           "compile_filter", "entities", "entity_names", "entity_state", "filtered", "find_entity", "planar_pose",
+           "pose_msg"]

@@ -30,7 +30,9 @@ class LogServices:
     `~/clear_logs` (std_srvs/Trigger): truncate the current session's files to their headers;
     `~/new_log_session` (std_srvs/Trigger): close the files and start a new session directory (named in the
     response message). Both answer success=false, saying why, when logging is off or stopped after a write
-    error (which stops logging, not the simulation).
+    error (which stops logging, not the simulation, with one error message).
+    Log files removed while the node logs (the session folder, or some files) are created again with their headers
+    and logging goes on, with one warning per removal; if they cannot be, logging stops with one error.
     period_s [s of simulated time]: record at most this often (0 = every step).
     """
 
@@ -43,7 +45,7 @@ class LogServices:
             if os.path.exists(path) and not os.path.isdir(path):
                 raise LoggingSetupError(f"cannot log to log_dir '{log_dir}': it is not a directory")
             try:
-                self.logs = VehicleLogs(sim, path, period_s=period_s)
+                self.logs = VehicleLogs(sim, path, period_s=period_s, on_recreated=self._warn)
             except OSError as exc:
                 raise LoggingSetupError(f"cannot log to log_dir '{log_dir}': {_os_error_text(exc)}") from exc
             except ValueError as exc:
@@ -65,7 +67,7 @@ class LogServices:
         try:
             self.logs.record()
         except OSError as exc:
-            self._stop(f"logging stopped: {exc}")
+            self._stop(f"logging stopped: {_os_error_text(exc)}")
 
     def follow(self, sim: Simulation) -> None:
         """Log `sim` from now on (the node swapped its simulation: spawn, delete, reset). The set of vehicles, hence
@@ -76,7 +78,7 @@ class LogServices:
             return
         try:
             logs.close()
-            self.logs = VehicleLogs(sim, logs.log_dir, period_s=logs.period_s)
+            self.logs = VehicleLogs(sim, logs.log_dir, period_s=logs.period_s, on_recreated=self._warn)
         except (OSError, ValueError) as exc:
             self.logs = None
             self._stop(f"logging stopped: cannot follow the new simulation: {exc}")
@@ -110,9 +112,13 @@ class LogServices:
             response.message = action(self.logs)
             response.success = True
         except OSError as exc:
-            self._stop(f"logging stopped: {exc}")
+            self._stop(f"logging stopped: {_os_error_text(exc)}")
             response.success, response.message = False, self._off_reason
         return response
+
+    def _warn(self, message: str) -> None:
+        """A warning from the logs (files removed while logging, created again)."""
+        self.node.get_logger().warning(message)
 
     def _stop(self, reason: str) -> None:
         self.node.get_logger().error(reason)

@@ -7,7 +7,8 @@ default (origin, identity, no frame) keeps the element's own `<init_pose>`.
 
 Names: the request's `name`, else the element's name attribute, else (allow_renaming) the class name; a name in
 use gets `_<k>` appended with allow_renaming, NAME_NOT_UNIQUE without. A name must be one ROS name token (letters,
-digits, '_', not starting with a digit): it becomes the vehicle's topic namespace.
+digits, '_', not starting with a digit) of at most MAX_TOPIC_NAME_CHARS characters: it becomes the vehicle's topic
+namespace. A namespace is at most MAX_TOPIC_NAME_CHARS characters long too.
 
 Namespace: a spawned vehicle's topics are always namespaced: under `entity_namespace` when given (a ROS namespace,
 e.g. 'fleet/r9'), else under its name. Blocks have no topics: a namespace given for one is ignored.
@@ -25,6 +26,7 @@ from simulation_interfaces.srv import SpawnEntity
 from mvsim_ros.ros.entity_table import PoseError, check_world_frame, planar_pose
 from mvsim_ros.world import WorldFileError
 from mvsim_ros.world.specs import VehicleSpec
+from mvsim_ros.world.vehicles import MAX_TOPIC_NAME_CHARS, shown_name
 
 #: The spawn format this node reads (GetSimulatorFeatures.spawn_formats).
 SPAWN_FORMAT = "mvsim_xml"
@@ -55,6 +57,15 @@ def is_ros_token(name: str) -> bool:
     return bool(_TOKEN.match(name))
 
 
+def _name_problem(name: str) -> str | None:
+    """Why `name` cannot name a spawned entity, or None."""
+    if not is_ros_token(name):
+        return "use letters, digits and '_', not starting with a digit"
+    if len(name) > MAX_TOPIC_NAME_CHARS:
+        return f"it is {len(name)} characters long, more than {MAX_TOPIC_NAME_CHARS}"
+    return None
+
+
 def unique_name(base: str, taken: set[str]) -> str:
     """`base` if free, else `base_1`, `base_2`, ... (the first free one)."""
     if base not in taken:
@@ -79,9 +90,9 @@ def plan_spawn(request: SpawnEntity.Request, catalog, taken: set[str], prefixes_
     if from_text and _default_pose(request):
         x = y = yaw = None  # keep the element's own init_pose
     name = request.name.strip()
-    if name and not is_ros_token(name):
-        raise SpawnError(R.NAME_INVALID, f"name '{request.name}' is not a valid entity name: use letters, digits "
-                                         "and '_', not starting with a digit")
+    problem = _name_problem(name) if name else None
+    if problem:
+        raise SpawnError(R.NAME_INVALID, f"name {shown_name(request.name)} is not a valid entity name: {problem}")
     if name in taken and not request.allow_renaming:
         raise SpawnError(R.NAME_NOT_UNIQUE, f"an entity named '{name}' exists already (set allow_renaming to get a "
                                             "generated name)")
@@ -113,9 +124,9 @@ def plan_spawn(request: SpawnEntity.Request, catalog, taken: set[str], prefixes_
 
 def _final_name(name: str, taken: set[str], allow_renaming: bool) -> str:
     R = SpawnEntity.Response
-    if not is_ros_token(name):
-        raise SpawnError(R.NAME_INVALID, f"name '{name}' is not a valid entity name: use letters, digits and '_', "
-                                         "not starting with a digit")
+    problem = _name_problem(name)
+    if problem:
+        raise SpawnError(R.NAME_INVALID, f"name {shown_name(name)} is not a valid entity name: {problem}")
     if name in taken:
         if not allow_renaming:
             raise SpawnError(R.NAME_NOT_UNIQUE, f"an entity named '{name}' exists already (set allow_renaming to "
@@ -130,9 +141,12 @@ def _prefix(namespace: str, name: str, prefixes_in_use: set[str]) -> str:
     wanted = namespace.strip()
     tokens = wanted.strip("/").split("/") if wanted else [name]
     if not all(is_ros_token(t) for t in tokens):
-        raise SpawnError(R.NAMESPACE_INVALID, f"namespace '{namespace}' is not a valid ROS namespace (tokens of "
-                                              "letters, digits and '_', separated by '/')")
+        raise SpawnError(R.NAMESPACE_INVALID, f"namespace {shown_name(namespace)} is not a valid ROS namespace "
+                                              "(tokens of letters, digits and '_', separated by '/')")
     prefix = "/".join(tokens) + "/"
+    if len(prefix) - 1 > MAX_TOPIC_NAME_CHARS:
+        raise SpawnError(R.NAMESPACE_INVALID, f"namespace {shown_name(namespace)} is {len(prefix) - 1} characters "
+                                              f"long, more than {MAX_TOPIC_NAME_CHARS}")
     clash = [p for p in prefixes_in_use if p and (p.startswith(prefix) or prefix.startswith(p))]
     if clash:
         raise SpawnError(R.NAMESPACE_INVALID, f"namespace '{prefix[:-1]}' overlaps the topics of a vehicle under "

@@ -6,6 +6,11 @@ limit is counted over the whole load: the world file and everything it includes 
 raises a WorldFileError naming the limit (its LoadLimits field, its value and the node parameter that sets it)
 and the file:line:tag where it was reached. Readers called outside a load (tests, tools) get a fresh budget with
 the default limits for each call.
+
+The expression budget grows with what the world builds: each element a <for> loop produces (vehicles, their
+<init_pose>, blocks, ...: counted in max_elements too) adds EXPRESSION_CHARS_PER_LOOP_ELEMENT characters to
+max_expression_chars, so a world laying out thousands of vehicles with a few $f{} each loads with the defaults,
+while the total stays bounded through max_elements (at the defaults: 100,000 + 20 x 100,000 characters).
 """
 
 from __future__ import annotations
@@ -21,6 +26,10 @@ from mvsim_ros.world.limits import DEFAULT_LIMITS, LoadLimits
 
 #: Where a limit was reached: (file, line or None, tag or None).
 Where = tuple[str, Optional[int], Optional[str]]
+
+#: $f{} expression and <if> condition characters [characters] each element produced by a <for> loop adds to
+#: max_expression_chars: room for two position expressions per laid-out vehicle (element and <init_pose>).
+EXPRESSION_CHARS_PER_LOOP_ELEMENT = 20
 
 #: Python frames one level of element nesting may take (expansion, renaming, building) and a margin for the rest.
 FRAMES_PER_LEVEL = 4
@@ -43,6 +52,7 @@ class LoadBudget:
         self.expanded_chars = 0
         self.expression_chars = 0
         self.decompressed_bytes = 0
+        self.loop_elements = 0
 
     def refuse(self, field: str, what: str, where: Where) -> WorldFileError:
         """The error for `what` going over the limit `field` (a LoadLimits field name), located at `where`."""
@@ -71,13 +81,24 @@ class LoadBudget:
             raise self.refuse("max_expanded_chars", "variable and expression substitution handle more than "
                                                     f"{self.limits.max_expanded_chars} characters in all", where)
 
+    def add_loop_elements(self, count: int) -> None:
+        """Count `count` elements produced by <for> loops (each widens the expression budget)."""
+        self.loop_elements += count
+
+    def expression_room(self) -> int:
+        """Characters of expressions and conditions this load may evaluate in all, given what it produced so far:
+        max_expression_chars plus EXPRESSION_CHARS_PER_LOOP_ELEMENT per element produced by a <for> loop."""
+        return self.limits.max_expression_chars + EXPRESSION_CHARS_PER_LOOP_ELEMENT * self.loop_elements
+
     def add_expression_chars(self, count: int, where: Where) -> None:
         """Count `count` characters of $f{} expressions and <if> conditions evaluated."""
         self.expression_chars += count
-        if self.expression_chars > self.limits.max_expression_chars:
+        room = self.expression_room()
+        if self.expression_chars > room:
+            grown = (f" ({self.limits.max_expression_chars} plus {EXPRESSION_CHARS_PER_LOOP_ELEMENT} for each of the "
+                     f"{self.loop_elements} elements <for> loops produced)" if self.loop_elements else "")
             raise self.refuse("max_expression_chars", "$f{} expressions and <if> conditions evaluated hold more "
-                                                      f"than {self.limits.max_expression_chars} characters in all",
-                              where)
+                                                      f"than {room} characters in all{grown}", where)
 
     def add_decompressed_bytes(self, count: int, where: Where) -> None:
         """Count `count` bytes inflated from compressed data."""
@@ -178,4 +199,5 @@ def _stack_depth() -> int:
     return depth
 
 
-__all__ = ["LoadBudget", "Where", "active_budget", "budget_scope", "in_load", "limit_text", "stack_headroom"]
+__all__ = ["EXPRESSION_CHARS_PER_LOOP_ELEMENT", "LoadBudget", "Where", "active_budget", "budget_scope", "in_load",
+           "limit_text", "stack_headroom"]

@@ -9,7 +9,6 @@ yet are kept in the spec or reported as warnings with file:line, never ignored s
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from pathlib import Path
 from typing import Callable
 
@@ -35,9 +34,9 @@ from mvsim_ros.world.occupancy import OCCUPANCY_CLASS, parse_occupancy_grid
 from mvsim_ros.world.preprocess import DEFERRED_VARIABLES, Preprocessor, load_file_tree
 from mvsim_ros.world.sensors import parse_sensor
 from mvsim_ros.world.spawn_catalog import SpawnCatalog
-from mvsim_ros.world.specs import WorldSpec
+from mvsim_ros.world.specs import SourceRef, WorldSpec
 from mvsim_ros.world.values import bounded, fail, parse_bool, parse_bounded, parse_float
-from mvsim_ros.world.vehicles import build_vehicle
+from mvsim_ros.world.vehicles import build_vehicle, shown_name, topic_name_problem
 from mvsim_ros.world.visual_models import parse_visual, unavailable_remote_model
 from mvsim_ros.world.xml_tree import XmlNode, parse_xml_bytes
 
@@ -198,9 +197,10 @@ class _WorldBuilder:
 
     def finish(self) -> WorldSpec:
         world = self.world
-        _unique([v.name for v in world.vehicles], "vehicle", world.source_file)
-        _unique([b.name for b in world.blocks], "block", world.source_file)
-        _unique([a.name for a in world.actors], "actor", world.source_file)
+        check_topic_names(world)
+        _unique([(v.name, v.source) for v in world.vehicles], "vehicle", world.source_file)
+        _unique([(b.name, b.source) for b in world.blocks], "block", world.source_file)
+        _unique([(a.name, a.source) for a in world.actors], "actor", world.source_file)
         place_on_surfaces(world)
         bodies = {v.name for v in world.vehicles} | {b.name for b in world.blocks}
         for joint in world.joints:
@@ -266,10 +266,45 @@ def _positive_int(node: XmlNode) -> int:
     return int(value)
 
 
-def _unique(names: list[str], kind: str, file: str) -> None:
-    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
-    if repeated:
-        raise WorldFileError(f"duplicate {kind} names: {', '.join(repeated)}", file=file, tag=kind)
+def check_topic_names(world: WorldSpec) -> None:
+    """WorldFileError at the element of the first vehicle or sensor whose name cannot go into topic names."""
+    named = [("vehicle", v.name, v.source) for v in world.vehicles]
+    named += [("sensor", s.name, s.source) for v in world.vehicles for s in v.sensors]
+    named += [("sensor", s.name, s.source) for s in world.sensors]
+    for kind, name, source in named:
+        problem = topic_name_problem(name)
+        if problem is not None:
+            raise _located(f"{kind} name {shown_name(name)} cannot be used: {problem}; rename it", source,
+                           world.source_file, kind)
 
 
-__all__ = ["load_world", "load_world_string", "DEFAULT_TIMESTEP_S", "ELEMENT_CLASSES"]
+def _located(message: str, source: SourceRef | None, file: str, tag: str) -> WorldFileError:
+    """A WorldFileError at `source` (file, line, tag), or at `file` when the spec has no source."""
+    if source is None:
+        return WorldFileError(message, file=file, tag=tag)
+    return WorldFileError(message, file=source.file, line=source.line, tag=source.tag)
+
+
+def _unique(named: list[tuple[str, SourceRef | None]], kind: str, file: str) -> None:
+    """WorldFileError at the second element of the first name used twice, naming the line of the first."""
+    first: dict[str, SourceRef | None] = {}
+    for name, source in named:
+        if name not in first:
+            first[name] = source
+            continue
+        earlier = first[name]
+        at = "another element" if earlier is None else _place(earlier, source)
+        shown = shown_name(name, quoted=False)
+        raise _located(f"duplicate {kind} names: {shown} names this <{kind}> and {at}", source, file, kind)
+
+
+def _place(earlier: SourceRef, later: SourceRef | None) -> str:
+    """Where `earlier` is, said from `later`'s file: 'the <tag> at line 3' in the same file, 'the <tag> at
+    file:3' in another."""
+    if later is not None and later.file == earlier.file and earlier.line is not None:
+        return f"the <{earlier.tag}> at line {earlier.line}"
+    line = "" if earlier.line is None else f":{earlier.line}"
+    return f"the <{earlier.tag}> at {earlier.file}{line}"
+
+
+__all__ = ["load_world", "load_world_string", "check_topic_names", "DEFAULT_TIMESTEP_S", "ELEMENT_CLASSES"]

@@ -23,8 +23,9 @@ Warnings from reading the files (leniencies MVSim accepts and XML does not, see 
 All work is charged to the load budget (budget.py, limits.py) as it happens: files by their size (checked with
 stat before reading), every element read or expanded (directives included), every <for> iteration (whatever its
 body holds), every character of text substituted or produced (counted inside the substitution, before a long
-result is built) and of every expression evaluated. Element nesting is bounded across includes too (counting
-<for>, <if> and included files), so deep trees give a located error, not a RecursionError.
+result is built) and of every expression evaluated; the elements <for> loops produce widen the expression budget
+(budget.py). Element nesting is bounded across includes too (counting <for>, <if> and included files), so deep
+trees give a located error, not a RecursionError.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class Preprocessor:
     budget: LoadBudget = field(default_factory=active_budget)
     warnings: list[str] = field(default_factory=list)
     _depth: int = field(default=0, init=False, repr=False)
+    _loop_depth: int = field(default=0, init=False, repr=False)  # <for> loops being run around this point
     _documents: dict[str, XmlDocument] = field(default_factory=dict, init=False, repr=False)
     _warned: set[str] = field(default_factory=set, init=False, repr=False)
 
@@ -173,6 +175,8 @@ class Preprocessor:
         `chain` lists the files being included, outermost first, for cycle detection and error messages.
         """
         self.budget.add_elements(1, _where(node))
+        if self._loop_depth:
+            self.budget.add_loop_elements(1)
         if node.parse_warnings:
             self.note(node.parse_warnings)
         out = XmlNode(
@@ -243,10 +247,14 @@ class Preprocessor:
                                      f"<for> loops of the world over {self.budget.limits.max_loop_iterations} "
                                      "iterations in all", where)
         out: list[XmlNode] = []
-        for value in range(first, last + 1):
-            self.budget.add_loop_iterations(1, where)
-            variables[name] = str(value)
-            out.extend(self.expand_children(node.children, variables, chain))
+        self._loop_depth += 1
+        try:
+            for value in range(first, last + 1):
+                self.budget.add_loop_iterations(1, where)
+                variables[name] = str(value)
+                out.extend(self.expand_children(node.children, variables, chain))
+        finally:
+            self._loop_depth -= 1
         return out
 
     def _include(self, node: XmlNode, variables: Variables, chain: tuple[str, ...]) -> list[XmlNode]:

@@ -21,12 +21,15 @@ from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.limits import DEFAULT_LIMITS
 from mvsim_ros.world.preprocess import Preprocessor
 from mvsim_ros.world.specs import BlockSpec, VehicleSpec
-from mvsim_ros.world.xml_tree import XmlNode, parse_xml_bytes
+from mvsim_ros.world.vehicles import shown_name, topic_name_problem
+from mvsim_ros.world.xml_tree import XmlNode, parse_xml_document
 
 #: How spawn sources are named in errors and warnings.
 SPAWN_SOURCE = "<spawn>"
 #: Elements a spawn text may hold.
 SPAWNABLE_TAGS = ("vehicle", "block")
+#: Most extra top-level elements named one by one in the error for a spawn text holding several.
+MAX_NAMED_EXTRAS = 5
 
 
 class SpawnCatalog:
@@ -81,8 +84,9 @@ class SpawnCatalog:
         world syntax (it may use the world's classes and carry its own init_pose). `name`, and each of x, y [m]
         and yaw [rad], override the element's when not None.
 
-        Raises WorldFileError (with the line) for text that is not such an element or does not build, ValueError
-        for an override that is empty, not finite or beyond the world bounds."""
+        Raises WorldFileError (with the line) for text that is not exactly one such element (a second top-level
+        element is refused, naming the extra ones) or does not build, ValueError for an override that is empty,
+        not finite or beyond the world bounds."""
         overrides = {key: value for key, value in (("x", x), ("y", y), ("yaw", yaw)) if value is not None}
         if overrides:
             _checked_pose(overrides.get("x", 0.0), overrides.get("y", 0.0), overrides.get("yaw", 0.0))
@@ -93,7 +97,7 @@ class SpawnCatalog:
         data = text.encode("utf-8")
         with budget_scope(LoadBudget(DEFAULT_LIMITS)) as budget, stack_headroom(DEFAULT_LIMITS):
             budget.add_file(len(data), (SPAWN_SOURCE, None, None))
-            root = parse_xml_bytes(data, SPAWN_SOURCE)
+            root = _single_root(data)
             if warnings is not None:
                 warnings.extend(root.parse_warnings)
             if root.tag not in SPAWNABLE_TAGS:
@@ -126,7 +130,43 @@ class SpawnCatalog:
                                  file=SPAWN_SOURCE, line=expanded.line, tag=expanded.tag)
         if warnings is not None:
             warnings.extend(preprocessor.warnings + builder.world.warnings)
+        if isinstance(built[0], VehicleSpec):
+            _check_sensor_names(built[0])
         return built[0]
+
+
+def _check_sensor_names(vehicle: VehicleSpec) -> None:
+    """WorldFileError at the first sensor of `vehicle` whose name cannot go into topic names (the vehicle's own
+    name is the request's to check: it may be replaced)."""
+    for sensor in vehicle.sensors:
+        problem = topic_name_problem(sensor.name)
+        if problem is not None:
+            src = sensor.source
+            raise WorldFileError(f"sensor name {shown_name(sensor.name)} cannot be used: {problem}; rename it",
+                                 file=src.file if src else SPAWN_SOURCE, line=src.line if src else None,
+                                 tag=src.tag if src else "sensor")
+
+
+def _single_root(data: bytes) -> XmlNode:
+    """The one top-level element of a spawn text (its reading warnings on `parse_warnings`); WorldFileError
+    naming the extra top-level elements when there are several (one request spawns one entity)."""
+    document = parse_xml_document(data, SPAWN_SOURCE)
+    root, extra = document.roots[0], document.roots[1:]
+    if extra:
+        named = ", ".join(_describe(node) for node in extra[:MAX_NAMED_EXTRAS])
+        more = f" and {len(extra) - MAX_NAMED_EXTRAS} more" if len(extra) > MAX_NAMED_EXTRAS else ""
+        raise WorldFileError(f"a spawn description holds one <vehicle> or <block> element, found "
+                             f"{len(document.roots)} top-level elements: extra {named}{more} (spawn each with its "
+                             "own request)", file=SPAWN_SOURCE, line=extra[0].line, tag=extra[0].tag)
+    root.parse_warnings = tuple(document.warnings)
+    return root
+
+
+def _describe(node: XmlNode) -> str:
+    """`<tag name="...">` at line N, for naming an element in an error (long names cut)."""
+    name = node.attrib.get("name")
+    shown = "" if name is None else f' name="{name[:60]}{"..." if len(name) > 60 else ""}"'
+    return f"<{node.tag}{shown}> at line {node.line}"
 
 
 def _checked_name(name: str) -> str:

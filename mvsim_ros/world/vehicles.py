@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -39,6 +40,13 @@ from mvsim_ros.world.xml_tree import XmlNode
 
 Warn = Callable[[XmlNode, str], None]
 Rename = Callable[[XmlNode, dict[str, str]], XmlNode]
+
+#: Longest vehicle or sensor name [characters, once made a ROS name: a leading '_' added to each '/'-separated part
+#: starting with a digit]. These names become parts of topic names, and a ROS topic name holds at most 247
+#: characters in all (rmw's limit): a vehicle namespace and a sensor name of this length leave room for the rest.
+MAX_TOPIC_NAME_CHARS = 100
+#: Most characters of a name quoted in an error message.
+MAX_SHOWN_NAME = 40
 
 
 @dataclass(frozen=True)
@@ -554,3 +562,24 @@ def _chassis_from_visual(spec: VehicleSpec, node: XmlNode, warn: Warn) -> None:
         check_outline(list(geometry.footprint), node, f"vehicle '{spec.name}' model footprint")
         spec.chassis.shape = list(geometry.footprint)
         spec.chassis.zmin, spec.chassis.zmax = geometry.zmin, geometry.zmax
+
+
+def topic_name_problem(name: str) -> str | None:
+    """Why `name` (a vehicle or sensor name) cannot be part of a ROS topic name even once made a ROS name
+    (characters other than letters, digits and '_' become '_'), or None when it can."""
+    tokens = name.split("/")
+    if not all(tokens):
+        return "it has an empty part between '/' (a leading, trailing or doubled '/'): no ROS name can be made of it"
+    length = len(name) + sum(1 for token in tokens if token[0] in string.digits)
+    if length > MAX_TOPIC_NAME_CHARS:
+        return (f"it is {length} characters long as a ROS name, more than the {MAX_TOPIC_NAME_CHARS} a name that goes "
+                "into topic names may have")
+    return None
+
+
+def shown_name(name: str, quoted: bool = True) -> str:
+    """`name` for an error message ('name', or name unquoted), cut to MAX_SHOWN_NAME characters (then quoted, with
+    its length)."""
+    if len(name) <= MAX_SHOWN_NAME:
+        return f"'{name}'" if quoted else name
+    return f"'{name[:MAX_SHOWN_NAME]}...' ({len(name)} characters)"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import math
+import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -239,3 +241,60 @@ def test_numbers_are_written_as_printf_g_with_15_digits():
     assert bytes(text) == b"nan,inf,-inf\n"
     with pytest.raises(ValueError):
         format_blocks(values.reshape(1, -1, 1), digits=17)
+
+
+# -- files removed while logging ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("background", [True, False])
+@pytest.mark.parametrize("kept_open", [True, False])
+def test_a_removed_session_folder_is_created_again_with_headers_and_one_message(tmp_path, monkeypatch, background,
+                                                                                kept_open):
+    if not kept_open:
+        monkeypatch.setattr(logs_module, "MAX_OPEN_FILES", 0)
+    sim = make_sim()
+    messages: list[str] = []
+    logs = VehicleLogs(sim, tmp_path, background=background, on_recreated=messages.append)
+    run(sim, logs, 130)  # rows 1..100 flushed, 101..130 buffered
+    logs.wait()
+    assert len(read(logs.files[0])[1]) == 100 and messages == []
+    shutil.rmtree(logs.session_dir)
+    run(sim, logs, 170)  # flushes at rows 200 and 300
+    logs.close()
+    assert len(messages) == 1, messages
+    assert "was removed while logging" in messages[0] and str(logs.session_dir) in messages[0]
+    assert "\n" not in messages[0]
+    assert sorted(p.name for p in logs.session_dir.iterdir()) == sorted(logs.file_names)
+    for path, columns in zip(logs.files, [POSE_COLUMNS] * 2 + [WHEEL_COLUMNS] * 4):
+        header, rows = read(path)
+        assert header == list(columns)
+        assert [r[0] for r in rows] == pytest.approx([(101 + i) * sim.dt for i in range(200)], abs=1e-9)
+
+
+def test_a_removed_file_is_created_again_once_the_folder_is_settled(tmp_path, monkeypatch):
+    monkeypatch.setattr(logs_module, "STAMP_SETTLE_S", 0.0)  # trust the folder's stamp at once
+    sim = make_sim()
+    messages: list[str] = []
+    logs = VehicleLogs(sim, tmp_path, background=False, on_recreated=messages.append)
+    time.sleep(0.05)  # past the file system's timestamp granularity
+    run(sim, logs, 100)  # one block written: the folder's stamp is taken
+    logs.files[1].unlink()
+    run(sim, logs, 100)
+    logs.close()
+    assert len(messages) == 1 and "log files r2_pose.csv in" in messages[0], messages
+    assert len(read(logs.files[0])[1]) == 200
+    _, rows = read(logs.files[1])
+    assert len(rows) == 100 and rows[0][0] == pytest.approx(101 * sim.dt)
+
+
+def test_a_folder_that_cannot_be_made_again_is_an_os_error_saying_so(tmp_path):
+    sim = make_sim()
+    messages: list[str] = []
+    logs = VehicleLogs(sim, tmp_path, background=False, on_recreated=messages.append)
+    run(sim, logs, 10)
+    shutil.rmtree(logs.session_dir)
+    logs.session_dir.write_text("a file where the folder was")
+    with pytest.raises(OSError, match="cannot be created again"):
+        run(sim, logs, 100)
+    assert messages == []
+    logs.close()  # the block that could not be written is dropped: nothing left to write
+    assert logs.closed and logs.session_dir.is_file()

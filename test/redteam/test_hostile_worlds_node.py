@@ -20,7 +20,7 @@ MAX_RSS_BYTES = 500 * 1024 * 1024
 #: Wall time [s] a refusal may take beyond the node's own start-up (imports, ROS init: measured per run).
 MAX_EXTRA_S = 2.0
 
-_ROBOT = """<vehicle name="r1"><init_pose>{pose}</init_pose>
+_ROBOT = """<vehicle name="{name}"><init_pose>{pose}</init_pose>
   <dynamics class="differential"><chassis mass="{mass}"/>
     <l_wheel pos="0 0.25" diameter="{diameter}"/><r_wheel pos="0 -0.25" diameter="{diameter}"/></dynamics>
   <sensor class="laser" name="scan"><nrays>{nrays}</nrays><range_max>{range_max}</range_max></sensor>
@@ -28,8 +28,9 @@ _ROBOT = """<vehicle name="r1"><init_pose>{pose}</init_pose>
 
 
 def _world(*, timestep="0.005", gravity="9.81", vel_iters="6", pose="0 0 0", mass="15", diameter="0.2",
-           nrays="181", range_max="20", block_mass="10", extra="") -> str:
-    robot = _ROBOT.format(pose=pose, mass=mass, diameter=diameter, nrays=nrays, range_max=range_max)
+           nrays="181", range_max="20", block_mass="10", extra="", name="r1") -> str:
+    """A world whose robot `name` starts at line 5 (5 lines long), a block at line 10 and `extra` from line 11."""
+    robot = _ROBOT.format(name=name, pose=pose, mass=mass, diameter=diameter, nrays=nrays, range_max=range_max)
     return (f'<mvsim_world version="1.0">\n<simul_timestep>{timestep}</simul_timestep>\n<gravity>{gravity}</gravity>\n'
             f"<b2d_vel_iters>{vel_iters}</b2d_vel_iters>\n{robot}\n"
             f'<block name="b"><mass>{block_mass}</mass><init_pose>3 0 0</init_pose>'
@@ -142,3 +143,33 @@ def test_hostile_world_is_refused_in_one_line_quickly_and_within_memory(case, tm
     assert len(lines[0]) < 1000, f"{len(lines[0])} characters: a long value must be shortened in the message"
     assert elapsed < startup_s + MAX_EXTRA_S, f"{elapsed:.2f} s (start-up alone {startup_s:.2f} s)"
     assert rss < MAX_RSS_BYTES, f"peak RSS {rss / 2**20:.0f} MiB"
+
+
+def _second_robot(name: str) -> str:
+    return _ROBOT.format(name=name, pose="0 3 0", mass="15", diameter="0.2", nrays="181", range_max="20")
+
+
+#: Worlds whose vehicle names cannot be used: (world, the refusal's file:line and message, as a regular expression).
+BAD_NAMES = {
+    "10,000-character vehicle name": (_world(name="a" * 10_000), r":5: <vehicle>: vehicle name 'a{40}\.\.\.' \(10000 "
+                                      r"characters\) cannot be used: it is 10000 characters long"),
+    "10,000-character name of a second vehicle": (_world(extra=_second_robot("r" * 10_000)),
+                                                  r":11: <vehicle>: vehicle name 'r{40}\.\.\.' \(10000 characters\)"),
+    "vehicle name with an empty part": (_world(name="fleet//r1"), r":5: <vehicle>: vehicle name 'fleet//r1' cannot be "
+                                                                  r"used: it has an empty part between '/'"),
+    "duplicate vehicle names": (_world(extra=_second_robot("r1")), r":11: <vehicle>: duplicate vehicle names: r1 names "
+                                                                   r"this <vehicle> and the <vehicle> at line 5"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_NAMES))
+def test_bad_vehicle_names_are_refused_at_load_naming_file_and_lines(case, tmp_path):
+    text, expected = BAD_NAMES[case]
+    world = tmp_path / "hostile.world.xml"
+    world.write_text(text)
+    status, stderr, _, _ = _run(str(world), tmp_path)
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert status == 2 and len(lines) == 1, stderr[-2000:]
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr[-2000:]
+    assert re.match(rf"mvsim_node: cannot load the world: {re.escape(str(world))}{expected}", lines[0]), lines[0][:500]
+    assert len(lines[0]) < 1000

@@ -26,7 +26,7 @@ from PIL import Image
 
 from conftest import DEMO_WORLD, REPO
 from mvsim_ros.world import WorldFileError, load_world, load_world_string
-from mvsim_ros.world.budget import LoadBudget, budget_scope
+from mvsim_ros.world.budget import EXPRESSION_CHARS_PER_LOOP_ELEMENT, LoadBudget, budget_scope
 from mvsim_ros.world.limits import DEFAULT_LIMITS, LoadLimits
 from mvsim_ros.world.occupancy_formats import mrpt_gridmap_bytes
 from mvsim_ros.world.resources import resolve_uri
@@ -301,3 +301,55 @@ def test_zip_extraction_in_a_load_is_bounded_by_what_is_left_of_the_decompressio
     with budget_scope(budget):
         assert resolve_uri("pack.zip/model.obj", tmp_path).ok
     assert budget.decompressed_bytes == 5000
+
+
+# -- the expression budget grows with what <for> loops produce --------------------------------------------------
+
+def _fleet(count: int, columns: int = 100) -> str:
+    """A world laying out `count` robots of one class on a grid by one <for> loop, two $f{} per robot."""
+    return world(f"""<vehicle:class name="bot">
+  <dynamics class="differential"><chassis mass="15"/>
+    <l_wheel pos="0 0.25" diameter="0.2"/><r_wheel pos="0 -0.25" diameter="0.2"/></dynamics>
+</vehicle:class>
+<for var="k" from="0" to="{count - 1}">
+  <vehicle name="robot_${{k}}" class="bot">
+    <init_pose>$f{{2.0*(${{k}} % {columns})}} $f{{2.0*floor(${{k}} / {columns})}} 0</init_pose>
+  </vehicle>
+</for>""")
+
+
+def test_ten_thousand_vehicles_laid_out_by_a_loop_load_with_the_default_limits():
+    loaded = load_world_string(_fleet(10_000))
+    assert len(loaded.vehicles) == 10_000
+    last = loaded.vehicles[-1]
+    assert last.name == "robot_9999" and (last.init_pose.x, last.init_pose.y) == (198.0, 198.0)
+
+
+def test_loop_elements_widen_the_expression_budget_by_a_bounded_amount_each():
+    per = EXPRESSION_CHARS_PER_LOOP_ELEMENT
+    limits = LoadLimits(max_expression_chars=10)
+    fits = "-" * (per - 1) + "1"  # exactly the allowance of the element holding it
+    loaded = load_world_string(world(f'<for var="i" from="1" to="500">\n<a x="$f{{{fits}}}"/>\n</for>'),
+                               limits=limits)
+    assert loaded.warnings  # unknown tag <a>, kept: the loop ran
+    over = "-" + fits  # one character more per element: over once the fixed 10 are used up
+    with pytest.raises(WorldFileError, match=rf"hold more than \d+ characters in all \(10 plus {per} for each of the "
+                                             r"\d+ elements <for> loops produced\) \(limit max_expression_chars = 10, "
+                                             r"node parameter load_max_expression_chars\)$") as info:
+        load_world_string(world(f'<for var="i" from="1" to="500">\n<a x="$f{{{over}}}"/>\n</for>'), limits=limits)
+    assert info.value.line == 3
+    outside = "\n".join(f'<a x="$f{{{fits}}}"/>' for _ in range(2))  # elements outside loops widen nothing
+    with pytest.raises(WorldFileError, match=r"hold more than 10 characters in all \(limit max_expression_chars"):
+        load_world_string(world(outside), limits=limits)
+
+
+def test_a_loop_of_elements_with_long_expressions_is_still_refused_by_the_expression_budget(tmp_path):
+    path = tmp_path / "hostile.world.xml"
+    expression = "-" * 999 + "1"  # 1,000 characters for each element's 20 of allowance
+    path.write_text(world(f'<for var="i" from="1" to="50000">\n<a x="$f{{{expression}}}"/>\n</for>'))
+    result = measured_load(path)
+    assert result["kind"] == "WorldFileError", result
+    assert re.search(r"\(limit max_expression_chars = 100000, node parameter load_max_expression_chars\)$",
+                     result["message"]), result
+    assert (result["file"], result["line"]) == (str(path), 3)
+    assert result["seconds"] < MAX_SECONDS and result["rss_mb"] < MAX_RSS_MB, result

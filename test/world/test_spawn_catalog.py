@@ -3,6 +3,7 @@ from a class name or from untrusted XML text, with clear errors."""
 
 import dataclasses
 import math
+import re
 
 import pytest
 
@@ -99,3 +100,29 @@ def test_a_world_without_classes_has_an_empty_catalog():
     assert world.catalog.vehicle_classes() == [] and world.catalog.block_classes() == []
     with pytest.raises(ValueError, match="vehicle classes: none; block classes: none"):
         world.catalog.from_class("x", "y", 0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("text, extra, line", [
+    ('<block name="b1"/><block name="b2"/>', '<block name="b2"> at line 1', 1),
+    ('<vehicle name="v1" class="demo_diff_robot"/>\n<block name="b2" class="box_small"/>\n<vehicle name="v3"/>',
+     '<block name="b2"> at line 2, <vehicle name="v3"> at line 3', 2),
+])
+def test_a_text_with_several_top_level_elements_is_refused_naming_the_extra_ones(demo, text, extra, line):
+    with pytest.raises(WorldFileError, match="found [23] top-level elements: extra " + re.escape(extra)) as error:
+        demo.catalog.from_xml(text, None, 0.0, 0.0, 0.0)
+    assert error.value.line == line and "\n" not in str(error.value)
+
+
+def test_many_extra_top_level_elements_are_counted_not_all_named(demo):
+    text = '<block name="b0"/>' + "".join(f'<block name="b{k}"/>' for k in range(1, 1001))
+    with pytest.raises(WorldFileError, match=r"found 1001 top-level elements: extra <block name=\"b1\"> at line 1, "
+                                             r".*<block name=\"b5\"> at line 1 and 995 more") as error:
+        demo.catalog.from_xml(text, None, 0.0, 0.0, 0.0)
+    assert len(str(error.value)) < 500
+
+
+def test_a_spawned_sensor_name_that_cannot_go_into_topics_is_refused(demo):
+    text = ('<vehicle name="v" class="demo_diff_robot">\n'
+            f'<sensor class="laser" name="{"s" * 500}"/></vehicle>')
+    with pytest.raises(WorldFileError, match=r"<spawn>:2: <sensor>: sensor name 's{40}\.\.\.' \(500 characters\)"):
+        demo.catalog.from_xml(text, None, 0.0, 0.0, 0.0)
