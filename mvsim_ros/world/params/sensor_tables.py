@@ -1,0 +1,8 @@
+"""Parameter tables of the sensor contexts (see table.py)."""
+
+from __future__ import annotations
+
+from mvsim_ros.world.params.table import ParamTable
+
+#: The tables of this group, in the order docs/parameters.md lists them.
+TABLES: list[ParamTable] = []
