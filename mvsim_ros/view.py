@@ -2,10 +2,12 @@
 
     python -m mvsim_ros.view worlds/demo_2robots.world.xml            # opens http://127.0.0.1:8090/
     python -m mvsim_ros.view WORLD --port 0 --no-open --seconds 60    # any free port; stop after 60 s
+    python -m mvsim_ros.view WORLD --host 0.0.0.0 --token             # on the network, with a per-run token
 
 The simulation runs on the main thread at the real-time factor (simulated s per wall s), in batches of fixed steps
 with sleeps between them; sensors are measured after each step that makes them due. The page drives the selected
 vehicle (keyboard teleop), pauses, steps, resumes and resets the simulation. Ctrl-C or SIGTERM stops it cleanly.
+Every option is checked before anything starts: a bad one is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import threading
 import time
 import webbrowser
 
-from mvsim_ros.viewer.protocol import DEFAULT_HOST, DEFAULT_PORT
+from mvsim_ros.viewer.access import new_token, normalize_origin
+from mvsim_ros.viewer.protocol import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_HZ, MAX_STEPS
+from mvsim_ros.viewer.throttle import LogThrottle
 
 #: Watchdog on drive/steer commands [s]: a vehicle stops when the page stops repeating them (tab closed, ...).
 COMMAND_TIMEOUT = 1.0
@@ -29,6 +33,12 @@ MAX_LAG = 0.25
 MAX_SLEEP = 0.01
 #: Wall-time window over which the real-time factor is measured [s].
 RTF_WINDOW = 1.0
+#: Most steps run between two checks of the stop request, the end time and the viewer.
+STEP_BATCH = 200
+#: Range of --rate [Hz] (as the node's viewer_rate).
+RATE_RANGE = (1.0, 120.0)
+#: Longest --host [characters] (a DNS name is at most 253).
+MAX_HOST = 253
 
 
 def _warn(text: str) -> None:
@@ -47,6 +57,7 @@ class ViewRunner:
         self.spec = spec
         self.realtime_factor = float(realtime_factor)
         self.warn = warn
+        self._log = LogThrottle(warn, period=1.0, burst=20)  # refused and clamped page commands
         self.scene_version = 0
         self.paused = False
         self.rtf = 0.0
@@ -83,10 +94,10 @@ class ViewRunner:
         try:
             note = setter(*args)
         except ValueError as exc:
-            self.warn(f"{kind} command ignored: {exc}")
+            self._log.warn(f"ignored {kind} commands", f"{kind} command ignored: {exc}")
             return
         if note:
-            self.warn(note)
+            self._log.warn(f"clamped {kind} commands", note)
 
     def pause(self) -> None:
         """Stop the simulated time."""
@@ -100,9 +111,9 @@ class ViewRunner:
             self._anchor()
 
     def step(self, n: int) -> None:
-        """Pause, then advance exactly n steps."""
+        """Pause, then advance exactly n steps (at most MAX_STEPS waiting in all)."""
         self.paused = True
-        self.pending_steps += max(0, int(n))
+        self.pending_steps = min(MAX_STEPS, self.pending_steps + max(0, int(n)))
 
     def reset(self) -> None:
         """Rebuild the simulation from the world spec (time 0, initial poses); the page gets a new scene."""
@@ -117,9 +128,10 @@ class ViewRunner:
         self.sensor_runner.run_due()
 
     def due_steps(self, now: float) -> int:
-        """Steps to take now to keep the pace (re-anchoring when too far behind)."""
+        """Steps to take now to keep the pace (re-anchoring when too far behind), at most STEP_BATCH."""
         if self.paused:
-            n, self.pending_steps = self.pending_steps, 0
+            n = min(self.pending_steps, STEP_BATCH)
+            self.pending_steps -= n
             return n
         target = self._sim0 + (now - self._wall0) * self.realtime_factor
         behind = target - self.sim.time
@@ -127,7 +139,7 @@ class ViewRunner:
             self._wall0, self._sim0 = now - MAX_LAG, self.sim.time
             target = self.sim.time + MAX_LAG * self.realtime_factor
             behind = target - self.sim.time
-        return max(0, int(behind / self.sim.dt + 1e-9))
+        return min(STEP_BATCH, max(0, int(behind / self.sim.dt + 1e-9)))
 
     def measure(self, now: float) -> None:
         """Update `rtf` (simulated s / wall s over the last RTF_WINDOW)."""
@@ -173,23 +185,75 @@ def _open_browser(url: str) -> None:
         _warn(f"could not open a browser ({exc}); open {url} yourself")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Console entry point (``mvsim_view``); returns the exit status."""
-    parser = argparse.ArgumentParser(prog="mvsim_view", description=__doc__.split("\n\n")[0])
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line on stderr (no usage block) and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line of mvsim_view (values are range-checked by _check_args)."""
+    parser = _Parser(prog="mvsim_view", description=__doc__.split("\n\n")[0])
     parser.add_argument("world", help="MVSim world file (.world.xml)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"TCP port of the viewer (default {DEFAULT_PORT}; 0: any free port)")
     parser.add_argument("--host", default=DEFAULT_HOST,
-                        help=f"address to listen on (default {DEFAULT_HOST}: this machine only)")
+                        help=f"address to listen on (default {DEFAULT_HOST}: this machine only; 0.0.0.0: every "
+                             "interface, anyone reaching the port can drive the robots: see --token)")
+    parser.add_argument("--rate", type=float, default=DEFAULT_RATE_HZ,
+                        help=f"frames per second of wall time sent to each page (default {DEFAULT_RATE_HZ:g}; "
+                             f"{RATE_RANGE[0]:g}..{RATE_RANGE[1]:g})")
     parser.add_argument("--realtime-factor", type=float, default=1.0,
                         help="simulated seconds per wall second (default 1)")
-    parser.add_argument("--seconds", type=float, default=None, help="stop after this many seconds of wall time")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="stop after this many seconds of wall time (>= 0; default: run until stopped)")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="also accept pages from this origin (scheme://host[:port], e.g. http://robots.lan:8090), "
+                             "besides the viewer's own address; may be repeated")
+    parser.add_argument("--token", action="store_true",
+                        help="make a random token for this run: the printed address carries it (?token=...) and "
+                             "connections without it are refused")
     parser.add_argument("--no-open", action="store_true", help="do not open a browser")
-    args = parser.parse_args(argv)
-    if not (math.isfinite(args.realtime_factor) and args.realtime_factor > 0):
-        parser.error("--realtime-factor must be a positive number")
+    return parser
+
+
+def _host_problem(host: str) -> str | None:
+    """What is wrong with --host, or None."""
+    if not host.strip():
+        return "is empty: give an address, e.g. 127.0.0.1"
+    if len(host) > MAX_HOST or any(c.isspace() or not c.isprintable() for c in host):
+        return f"{host[:60]!r} is not an address or host name"
+    return None
+
+
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Every option in range, or parser.error (one line, exit status 2)."""
     if not 0 <= args.port <= 65535:
-        parser.error("--port must be in 0..65535")
+        parser.error(f"--port {args.port}: must be in 0..65535")
+    problem = _host_problem(args.host)
+    if problem:
+        parser.error(f"--host {problem}")
+    if not (math.isfinite(args.realtime_factor) and args.realtime_factor > 0):
+        parser.error(f"--realtime-factor {args.realtime_factor!r}: must be a positive number")
+    if args.seconds is not None and not (math.isfinite(args.seconds) and args.seconds >= 0):
+        parser.error(f"--seconds {args.seconds!r}: must be a number of seconds >= 0")
+    if not (math.isfinite(args.rate) and RATE_RANGE[0] <= args.rate <= RATE_RANGE[1]):
+        parser.error(f"--rate {args.rate!r}: must be between {RATE_RANGE[0]:g} and {RATE_RANGE[1]:g} Hz")
+    for origin in args.allow_origin:
+        try:
+            normalize_origin(origin)
+        except ValueError as exc:
+            parser.error(f"--allow-origin: {exc}")
+    if not args.world.strip():
+        parser.error("the world file name is empty")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point (``mvsim_view``); returns the exit status (2: a bad command line)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _check_args(parser, args)
 
     from mvsim_ros.world import WorldFileError, load_world
 
@@ -210,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for note in list(runner.sim.warnings) + list(runner.sensors.warnings):
         _warn(note)
-    server = ViewerServerProcess(host=args.host, port=args.port)
+    server = ViewerServerProcess(host=args.host, port=args.port, rate_hz=args.rate, allowed_origins=args.allow_origin,
+                                 token=new_token() if args.token else None)
     try:
         server.start()
     except PortInUseError as exc:

@@ -2,16 +2,22 @@
 
 Commands typed in the page enter through the same checks as `cmd_vel` and `ackermann_cmd` (CommandSubscriptions:
 non-finite values dropped with a warning, limits clamped, the watchdog), and the run-state buttons do what the
-simulation_interfaces services do (pause, play, step while paused, reset to the start).
+simulation_interfaces services do (pause, play, step while paused, reset to the start). Which pages may connect:
+the viewer's own address, the origins of `viewer_allowed_origins`, and with `viewer_token` only those given the
+run's token (mvsim_ros/viewer/access.py).
 """
 
 from __future__ import annotations
 
 import time
 
+from mvsim_ros.ros.parameters import PARAMETERS, coerce
 from mvsim_ros.ros.step_queue import StepJob
+from mvsim_ros.viewer.access import new_token
 from mvsim_ros.viewer.link import ViewerLink
+from mvsim_ros.viewer.protocol import MAX_STEPS
 from mvsim_ros.viewer.server_process import ViewerServerProcess
+from mvsim_ros.viewer.throttle import LogThrottle
 
 #: Wall time [s] over which the real-time factor shown in the page is measured.
 RTF_WINDOW_S = 1.0
@@ -28,6 +34,8 @@ class NodeViewerHost:
         self._sim_id = id(node.sim)
         self._rtf = 0.0
         self._mark = (time.monotonic(), node.sim.time)
+        self._jobs: list[StepJob] = []  # step jobs queued for pages and not finished
+        self._log = LogThrottle(node.get_logger().warning, period=2.0, burst=1)
 
     @property
     def sim(self):
@@ -77,30 +85,48 @@ class NodeViewerHost:
             self.node.play()
 
     def step(self, n: int) -> None:
-        """Queue n steps (run by the node's timer) when paused; while playing the request is ignored."""
-        if self.node.paused and n > 0:
-            self.node.step_queue.add(StepJob(int(n)))
-        elif not self.node.paused:
-            self.node.get_logger().warning("viewer: single-step asked while playing; pause first")
+        """Queue n steps (run by the node's timer) when paused, so that at most MAX_STEPS asked by pages wait at
+        once; while playing the request is ignored."""
+        if not self.node.paused:
+            self._log.warn("step while playing", "viewer: single-step asked while playing; pause first")
+            return
+        self._jobs = [job for job in self._jobs if not job.future.done()]
+        waiting = sum(job.steps - job.completed for job in self._jobs)
+        n = min(int(n), MAX_STEPS - waiting)
+        if n > 0:
+            job = StepJob(n)
+            self._jobs.append(job)
+            self.node.step_queue.add(job)
 
     def reset(self) -> None:
         """Back to the world as loaded (time 0), keeping the run state (a paused simulation stays paused)."""
         self.node.reset_to_start()
 
 
+def _parameter(node, name: str):
+    """The node's checked value of parameter `name` (its default when the node has not declared it)."""
+    spec = PARAMETERS[name]
+    if not node.has_parameter(name):
+        return coerce(name, spec.default, spec)
+    return coerce(name, node.get_parameter(name).value, spec)
+
+
 class NodeViewer:
     """The viewer server (a process of its own: serving pages never takes the node's interpreter lock) and its
-    link to the node, built when the node's `headless` parameter is false."""
+    link to the node, built when the node's `headless` parameter is false. The allowed origins and whether a
+    token is made come from the node's `viewer_allowed_origins` and `viewer_token` parameters."""
 
     def __init__(self, node, host: str, port: int, rate_hz: float) -> None:
-        self.server = ViewerServerProcess(host=host, port=port, rate_hz=rate_hz)
+        token = new_token() if _parameter(node, "viewer_token") else None
+        self.server = ViewerServerProcess(host=host, port=port, rate_hz=rate_hz,
+                                          allowed_origins=_parameter(node, "viewer_allowed_origins"), token=token)
         self.server.start()  # binds now: a port in use fails the node's start with a one-line error
         self.host = NodeViewerHost(node)
         self.link = ViewerLink(self.server, self.host)
 
     @property
     def url(self) -> str:
-        """The page's address."""
+        """The page's address (with ``?token=...`` when the run has a token)."""
         return self.server.url
 
     def service(self) -> None:

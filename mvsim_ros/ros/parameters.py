@@ -5,8 +5,9 @@ double is expected (`-p realtime_factor:=0`, `LaunchConfiguration` values that l
 are taken as floats. Anything else that does not fit (a string for a number, a negative rate, NaN, a seed outside
 numpy's range) is a `ParameterError` with one line naming the parameter, the value and what is expected.
 
-The budgets of the world load (mvsim_ros/world/limits.py, LoadLimits) are parameters too: `load_<field>` for
-every field, an integer > 0, its default that of DEFAULT_LIMITS.
+The budgets of the world load (mvsim_ros/world/limits.py: LoadLimits, and ResourceLimits for remote resources
+and 3D models) are parameters too: `load_<field>` for every field, an integer > 0, its default that of
+DEFAULT_WORLD_LIMITS.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from mvsim_ros.world.limits import DEFAULT_LIMITS, LoadLimits, limit_meaning, limit_names
+from mvsim_ros.viewer.access import normalize_origins
+from mvsim_ros.world.limits import DEFAULT_WORLD_LIMITS, WorldLimits, limit_meaning, limit_names
 
 
 class ParameterError(ValueError):
@@ -48,6 +50,15 @@ def _seed(value: int) -> str | None:
     return None if 0 <= value < 2**63 else "must be between 0 and 2^63 - 1"
 
 
+def _origins(value: list[str]) -> str | None:
+    """What is wrong with a list of allowed viewer origins, or None."""
+    try:
+        normalize_origins(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 #: Every parameter of the node.
 PARAMETERS: dict[str, ParamSpec] = {
     "world_file": ParamSpec("", "MVSim world XML file (relative: current directory, then the package share dir)",
@@ -61,6 +72,12 @@ PARAMETERS: dict[str, ParamSpec] = {
                              lambda v: None if 0 <= v <= 65535 else "must be between 0 and 65535"),
     "viewer_rate": ParamSpec(25.0, "[Hz] of wall time: frames sent to each viewer page (>= 20 for smooth motion)",
                              lambda v: None if 1.0 <= v <= 120.0 else "must be between 1 and 120"),
+    "viewer_allowed_origins": ParamSpec([], "origins (scheme://host[:port], e.g. http://robots.lan:8090) whose pages "
+                                            "may drive the robots besides the viewer's own address; a string array "
+                                            "(one string: one origin); empty = only the viewer's own page",
+                                        _origins),
+    "viewer_token": ParamSpec(False, "true: a random token each run; the printed viewer address carries it "
+                                     "(?token=...) and connections without it are refused"),
     "realtime_factor": ParamSpec(1.0, "simulated s per wall s; 0 = as fast as possible", _at_least(0.0)),
     "simul_rate": ParamSpec(100.0, "[Hz] wall-clock rate of the simulation loop timer", _positive),
     "base_watchdog_timeout": ParamSpec(1.0, "[s] of simulated time without commands before a vehicle stops; 0 = "
@@ -106,9 +123,9 @@ LOAD_PREFIX = "load_"
 
 
 def _limit_parameters() -> dict[str, ParamSpec]:
-    """`load_<field>` for every field of LoadLimits: an integer > 0, by default that of DEFAULT_LIMITS."""
+    """`load_<field>` for every limit (limits.py): an integer > 0, by default that of DEFAULT_WORLD_LIMITS."""
     return {
-        LOAD_PREFIX + name: ParamSpec(getattr(DEFAULT_LIMITS, name),
+        LOAD_PREFIX + name: ParamSpec(getattr(DEFAULT_WORLD_LIMITS, name),
                                       f"world-load budget (an integer > 0): {limit_meaning(name)}", _positive)
         for name in limit_names()
     }
@@ -116,7 +133,21 @@ def _limit_parameters() -> dict[str, ParamSpec]:
 
 PARAMETERS.update(_limit_parameters())
 
-_TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}
+_TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+               list: "an array of strings"}
+
+
+def _string_list(value: Any) -> Any:
+    """A string array parameter's value as a list: a single string is a list of one (none if blank), an empty
+    array given on the command line (`-p name:=[]`, which arrives with no value) an empty list. Anything else is
+    returned as it is (and refused by the type check unless it is a list of strings)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+        return list(value)
+    return value
 
 
 def coerce(name: str, value: Any, spec: ParamSpec) -> Any:
@@ -125,6 +156,8 @@ def coerce(name: str, value: Any, spec: ParamSpec) -> Any:
     Booleans are not numbers here (`true` for a rate is an error), and floats must be finite.
     """
     expected = type(spec.default)
+    if expected is list:
+        value = _string_list(value)
     if value is None:  # declared but given no value (e.g. `-p name:=` on some distributions)
         raise ParameterError(f"parameter '{name}' has no value; expected {_TYPE_NAMES[expected]}")
     if expected is float and isinstance(value, int) and not isinstance(value, bool):
@@ -141,9 +174,10 @@ def coerce(name: str, value: Any, spec: ParamSpec) -> Any:
     return value
 
 
-def load_limits(values: dict[str, Any]) -> LoadLimits:
-    """The LoadLimits that the `load_<field>` entries of `values` (as declare_and_read returns them) set."""
-    return LoadLimits(**{name: values[LOAD_PREFIX + name] for name in limit_names()})
+def load_limits(values: dict[str, Any]) -> WorldLimits:
+    """The limits (LoadLimits and ResourceLimits) that the `load_<field>` entries of `values` (as declare_and_read
+    returns them) set."""
+    return WorldLimits(**{name: values[LOAD_PREFIX + name] for name in limit_names()})
 
 
 def empty_override(argv: Sequence[str]) -> str | None:

@@ -7,6 +7,11 @@
 `service()` reads the wall clock and returns at once unless a frame is due (every 1 / server.rate_hz s). When due
 it applies the pages' messages (drive, steer, run-state controls) through the host, sends the scene again when the
 host rebuilt its simulation (`scene_version` changed), and sends a frame and the wanted cameras' images.
+
+What pages ask is bounded before it reaches the host, so that no page can stall the simulation: of the messages
+taken together only the newest drive or steer per vehicle is applied (they are set-points), run-state controls are
+merged (merge_controls: at most one of each action) and a reset runs at most once per RESET_INTERVAL_S of wall
+time (one asked sooner waits its turn, merged with what comes meanwhile). Warnings are rate-limited per kind.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import logging
 import time
 from typing import Callable, Protocol, runtime_checkable
 
-from mvsim_ros.viewer.protocol import IMAGE_RATE_HZ
+from mvsim_ros.viewer.protocol import IMAGE_RATE_HZ, MAX_STEPS, RESET_INTERVAL_S
+from mvsim_ros.viewer.throttle import LogThrottle
 
 LOG = logging.getLogger("mvsim_ros.viewer")
 
@@ -49,17 +55,51 @@ class ViewerHost(Protocol):
     def reset(self) -> None: ...
 
 
+def merge_controls(controls: list[dict]) -> list[dict]:
+    """Control messages (oldest first) merged into at most one of each action, in the order of each action's
+    newest request; the steps of all "step" requests add up, to at most MAX_STEPS. A burst of 1000 resets is one
+    reset; pause, play, pause is play then pause."""
+    newest: dict[str, int] = {}
+    steps = 0
+    for index, msg in enumerate(controls):
+        newest[msg["action"]] = index
+        if msg["action"] == "step":
+            steps = min(MAX_STEPS, steps + int(msg.get("steps", 1)))
+    out = []
+    for action in sorted(newest, key=newest.__getitem__):
+        out.append({"type": "control", "action": action, "steps": steps} if action == "step" else
+                   {"type": "control", "action": action})
+    return out
+
+
+def newest_commands(commands: list[dict]) -> list[dict]:
+    """Drive and steer messages (oldest first) reduced to the newest one per vehicle name, in the order of those."""
+    newest: dict[str, dict] = {}
+    for msg in commands:
+        newest.pop(msg.get("vehicle"), None)  # re-inserted last: the order of the newest ones
+        newest[msg.get("vehicle")] = msg
+    return list(newest.values())
+
+
 class ViewerLink:
     """Feeds a ViewerServer from a ViewerHost; call `service()` between simulation steps.
 
     warn: where warnings go (a bad vehicle name, a steer for a vehicle that cannot steer); default: the
-    "mvsim_ros.viewer" logger.
+    "mvsim_ros.viewer" logger. Those about page messages are rate-limited: at most LOG_BURST lines at once per
+    kind, then one per LOG_PERIOD_S of wall time.
     """
+
+    #: Warning lines about page messages: at most LOG_BURST at once per kind, then one per LOG_PERIOD_S [s].
+    LOG_BURST = 20
+    LOG_PERIOD_S = 1.0
 
     def __init__(self, server, host: ViewerHost, warn: Callable[[str], None] | None = None):
         self.server = server
         self.host = host
         self.warn = warn or LOG.warning
+        self._log = LogThrottle(self.warn, self.LOG_PERIOD_S, self.LOG_BURST)
+        self._waiting: list[dict] = []  # merged controls waiting for the next allowed reset
+        self._next_reset = -float("inf")  # wall time [s] from which a reset may run
         self._period = 1.0 / float(server.rate_hz)
         self._image_period = 1.0 / IMAGE_RATE_HZ
         self._next = 0.0
@@ -81,8 +121,10 @@ class ViewerLink:
     def _due(self, now: float) -> None:
         host, server = self.host, self.server
         self._sync()
-        for msg in server.take_messages():
+        messages = server.take_messages()
+        for msg in newest_commands([m for m in messages if m.get("type") in ("drive", "steer")]):
             self._apply(msg)
+        self._run_controls([m for m in messages if m.get("type") == "control"], now)
         version = self._sync()  # a reset may have rebuilt the simulation
         if server.page_count == 0:
             return
@@ -115,11 +157,24 @@ class ViewerLink:
         self._sim, self._version = sim, version
         self.server.set_scene(scene)
 
+    def _run_controls(self, controls: list[dict], now: float) -> None:
+        """Merge `controls` with those waiting and run them (at `now` [s] of wall time), up to a reset that is not
+        allowed yet: that one and the rest wait for the next call."""
+        queue = merge_controls(self._waiting + controls)
+        self._waiting = []
+        for index, msg in enumerate(queue):
+            if msg["action"] == "reset":
+                if now < self._next_reset:
+                    self._waiting = queue[index:]
+                    return
+                self._next_reset = now + RESET_INTERVAL_S
+            self._apply(msg)
+
     def _vehicle(self, name: str) -> int | None:
         try:
             return int(self.host.sim.vehicle_index(name))
         except KeyError as exc:
-            self.warn(f"viewer: {exc.args[0] if exc.args else exc}; ignored")
+            self._log.warn("unknown vehicles", f"viewer: {str(exc.args[0] if exc.args else exc)[:300]}; ignored")
             return None
 
     def _apply(self, msg: dict) -> None:
@@ -136,7 +191,8 @@ class ViewerLink:
                     return
                 steerable = self._steerable
                 if not (0 <= index < len(steerable) and steerable[index]):
-                    self.warn(f"viewer: vehicle '{msg['vehicle']}' cannot steer (send 'drive' for it); ignored")
+                    self._log.warn("steer for vehicles that cannot steer", f"viewer: vehicle {msg['vehicle']!r} "
+                                   "cannot steer (send 'drive' for it); ignored")
                     return
                 host.steer(index, msg["speed"], msg["angle"])
             elif kind == "control":
@@ -150,4 +206,4 @@ class ViewerLink:
                 elif action == "reset":
                     host.reset()
         except ValueError as exc:
-            self.warn(f"viewer: {kind} ignored: {exc}")
+            self._log.warn(f"refused {kind} messages", f"viewer: {kind} ignored: {exc}")

@@ -1,6 +1,9 @@
 """The browser viewer's wire protocol: what the simulator sends to the page and what the page sends back.
 
 Transport: one WebSocket per page at ``/ws`` on the viewer's HTTP server (the page itself is served from ``/``).
+Browsers may open it only from the page's own origin or an allowed one, with ``/ws?token=...`` when the run has a
+token (the page passes on the ``token`` of its own address); see access.py. A page may send at most
+server.PAGE_MESSAGE_RATE messages a second.
 Everything is little-endian; lengths are SI (m, s, rad) and the world frame is ROS's: x east/forward, y left,
 z up (REP-103). three.js is y-up, so the page puts the whole world under one group rotated -pi/2 about x.
 
@@ -56,7 +59,9 @@ Page -> server (text, JSON)
 - ``{"type": "steer", "vehicle": str, "speed": float, "angle": float}``: speed [m/s] and steering angle [rad]
   for a steerable vehicle, the same path as ``ackermann_cmd``; same repetition.
 - ``{"type": "control", "action": "pause" | "play" | "step" | "reset", "steps": int}``: run state; ``steps``
-  only for "step" (default 1).
+  only for "step" (default 1). Controls arriving together are merged (a burst of resets is one reset, the steps
+  add up to at most MAX_STEPS) and resets run at most once per RESET_INTERVAL_S of wall time (a later one waits
+  its turn): see link.py.
 - ``{"type": "camera", "index": int | null}``: which camera's images to receive (null: none).
 
 A page that falls behind gets only the newest frame: the server keeps one pending frame per page and drops
@@ -81,3 +86,7 @@ DRIVE_REPEAT_S = 0.1
 MESH_GROUPS = {"static": None, "plane": "planes", "block": "blocks", "body": "bodies", "actor": "actors"}
 #: Run-state actions a page may ask for.
 CONTROL_ACTIONS = ("pause", "play", "step", "reset")
+#: Least wall time between two resets asked by pages [s] (a reset rebuilds the simulation: tens of ms).
+RESET_INTERVAL_S = 0.5
+#: Most steps one "step" control may ask for, and most steps page controls may have waiting at once.
+MAX_STEPS = 100000

@@ -8,6 +8,11 @@ It serves the page (``web/index.html``, its JS and CSS), three.js from ``web/nod
 ``protocol.py``. The simulation owner's thread talks to it through plain, non-blocking methods: ``set_scene``,
 ``set_frame``, ``set_image`` and ``take_messages``. Each page has its own sender task holding at most one pending
 frame and one pending image, so a slow or stuck page never blocks the caller nor the other pages.
+
+Only the page's own origin, origins the user allowed, and clients sending no Origin (not browsers) may open the
+WebSocket, with the run's token when there is one (``access.py``); each page may send at most PAGE_MESSAGE_RATE
+messages a second, and warnings about pages are rate-limited (``throttle.py``). A request for a path that is not a
+served file is answered 4xx, and a malformed request is logged in one line, never with a traceback.
 """
 
 from __future__ import annotations
@@ -25,9 +30,13 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from mvsim_ros.viewer.protocol import CONTROL_ACTIONS, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_HZ
+from mvsim_ros.viewer.access import TOKEN_QUERY, AccessPolicy
+from mvsim_ros.viewer.protocol import CONTROL_ACTIONS, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_HZ, MAX_STEPS
+from mvsim_ros.viewer.throttle import LogThrottle, TokenBucket
 
 LOG = logging.getLogger("mvsim_ros.viewer")
+#: Where aiohttp reports requests it could not handle (malformed HTTP, a failed handler); see _OneLineErrors.
+HTTP_LOG = logging.getLogger("mvsim_ros.viewer.http")
 
 #: Folder of the page's own files.
 WEB_DIR = Path(__file__).resolve().parent / "web"
@@ -43,8 +52,14 @@ MAX_PAGE_MESSAGE = 64 * 1024
 MAX_QUEUED_MESSAGES = 1000
 #: Longest vehicle name accepted in a page message [characters].
 MAX_NAME = 256
-#: Most steps one "step" control may ask for.
-MAX_STEPS = 100000
+#: Messages a page may send per second of wall time, and at once; the excess is dropped with a warning.
+PAGE_MESSAGE_RATE = 100.0
+PAGE_MESSAGE_BURST = 200
+#: Longest request path, as sent (percent-encoded) [characters]; longer ones are answered 414.
+MAX_PATH = 1024
+#: Warning lines about pages: at most LOG_BURST at once per kind, then one per LOG_PERIOD_S [s] of wall time.
+LOG_PERIOD_S = 1.0
+LOG_BURST = 20
 
 SETUP_MISSING_HTML = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>mvsim viewer: set-up needed</title></head>
@@ -53,6 +68,36 @@ SETUP_MISSING_HTML = """<!DOCTYPE html>
 repository root: <code>bash tools/setup_env.sh</code> (it runs <code>npm ci</code> in
 <code>mvsim_ros/viewer/web/</code>), then reload this page.</p></body></html>
 """
+
+
+class _OneLineErrors(logging.Filter):
+    """Turns aiohttp's reports of failed requests (a traceback each, e.g. for a malformed request line) into one
+    line naming the error, and lets at most one through per LOG_PERIOD_S [s] of wall time (with a count of the
+    others)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bucket = TokenBucket(1, LOG_PERIOD_S)
+        self._held = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self._bucket.take():
+            self._held += 1
+            return False
+        text = record.getMessage()
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None:
+            text = f"{text}: {' '.join(str(exc).split())[:200]}"
+            if isinstance(getattr(exc, "code", None), int) and 400 <= exc.code < 500:  # answered 4xx: a bad client
+                record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
+        if self._held:
+            text, self._held = f"{text} ({self._held} more like this not shown)", 0
+        record.msg, record.args = f"viewer: {text}", None
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return True
+
+
+HTTP_LOG.addFilter(_OneLineErrors())
 
 
 class PortInUseError(OSError):
@@ -118,10 +163,11 @@ def validate_message(text: str) -> dict:
 class _Page:
     """One connected page: what it chose and what is pending for it."""
 
-    __slots__ = ("ws", "camera", "image", "wake", "scene_sent", "frame_sent")
+    __slots__ = ("ws", "camera", "image", "wake", "scene_sent", "frame_sent", "bucket")
 
     def __init__(self, ws: web.WebSocketResponse):
         self.ws = ws
+        self.bucket = TokenBucket(PAGE_MESSAGE_BURST, 1.0 / PAGE_MESSAGE_RATE)  # its message rate
         self.camera: int | None = None
         self.image: bytes | None = None  # the newest image of its camera not sent yet
         self.wake = asyncio.Event()
@@ -133,16 +179,22 @@ class ViewerServer:
     """HTTP + WebSocket server of the browser viewer.
 
     host, port: the address to bind (port 0: any free port; `port` then says which). rate_hz: most frames per
-    second of wall time sent to each page [Hz]. Thread-safe: every public method may be called from any thread
-    and none blocks on a page.
+    second of wall time sent to each page [Hz]. allowed_origins: origins besides the page's own whose pages may
+    open the WebSocket (e.g. ``http://robots.lan:8090``; ValueError if one is not an origin). token: the run's
+    token, which every WebSocket must then present (``/ws?token=...``; `url` carries it), or None for none.
+    Thread-safe: every public method may be called from any thread and none blocks on a page.
     """
 
-    def __init__(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, rate_hz: float = DEFAULT_RATE_HZ):
+    def __init__(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, rate_hz: float = DEFAULT_RATE_HZ,
+                 allowed_origins: tuple[str, ...] | list[str] = (), token: str | None = None):
         if not (_finite(rate_hz) and rate_hz > 0):
             raise ValueError(f"viewer rate must be a positive number of Hz, got {rate_hz!r}")
         self.host = host
         self.port = int(port)
         self.rate_hz = float(rate_hz)
+        self.access = AccessPolicy(host, allowed_origins, token)
+        self._page_log = LogThrottle(LOG.warning, LOG_PERIOD_S, LOG_BURST)  # what pages send
+        self._notice_log = LogThrottle(LOG.warning, LOG_PERIOD_S, 1)  # refused handshakes and requests, floods
         self._lock = threading.Lock()
         self._scene: str | None = None
         self._scene_serial = -1
@@ -158,9 +210,10 @@ class ViewerServer:
     # -- life cycle -----------------------------------------------------------------------------------------
     @property
     def url(self) -> str:
-        """Address of the page, e.g. ``http://127.0.0.1:8090/``."""
+        """Address of the page, e.g. ``http://127.0.0.1:8090/`` (``...?token=...`` with a token)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
+        query = f"?{TOKEN_QUERY}={self.access.token}" if self.access.token else ""
+        return f"http://{host}:{self.port}/{query}"
 
     def start(self) -> None:
         """Bind the address now (PortInUseError naming host:port if it cannot), then serve on a daemon thread."""
@@ -184,7 +237,7 @@ class ViewerServer:
     def _bind(self) -> socket.socket:
         try:
             infos = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-        except socket.gaierror as exc:
+        except (socket.gaierror, UnicodeError) as exc:
             raise PortInUseError(f"viewer: cannot resolve host {self.host!r} ({exc}); choose another "
                                  "viewer_host") from None
         family, _, _, _, address = infos[0]
@@ -221,13 +274,18 @@ class ViewerServer:
             self._stopped.set()
 
     async def _open(self, sock: socket.socket) -> None:
-        app = web.Application()
+        @web.middleware
+        async def screen(request: web.Request, handler) -> web.StreamResponse:
+            return await self._screen(request, handler)
+
+        app = web.Application(middlewares=[screen])
         app.router.add_get("/", self._index)
         app.router.add_get("/index.html", self._index)
         app.router.add_get("/ws", self._websocket)
         app.router.add_get("/three/{path:.+}", self._three)
         app.router.add_get("/{name}", self._page_file)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=0.5)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=0.5,
+                                     logger=HTTP_LOG)
         await self._runner.setup()
         await web.SockSite(self._runner, sock).start()
 
@@ -249,6 +307,8 @@ class ViewerServer:
             return
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5.0)
+        self._page_log.flush()
+        self._notice_log.flush()
 
     # -- simulation side ------------------------------------------------------------------------------------
     def set_scene(self, scene: dict) -> None:
@@ -321,6 +381,15 @@ class ViewerServer:
             pass
 
     # -- request handlers (event-loop thread) ---------------------------------------------------------------
+    async def _screen(self, request: web.Request, handler) -> web.StreamResponse:
+        """Answer 4xx to paths no file can have (control characters, over-long) before any handler sees them."""
+        status = path_problem(request.raw_path, request.path)
+        if status is not None:
+            self._notice_log.warn("refused request paths", f"viewer: answered {status.status_code} to "
+                                  f"{request.method} {request.raw_path[:120]!r}: {status.text}")
+            raise status
+        return await handler(request)
+
     async def _index(self, request: web.Request) -> web.StreamResponse:
         if not three_installed():
             return web.Response(text=SETUP_MISSING_HTML, content_type="text/html", headers=_NO_CACHE)
@@ -333,17 +402,30 @@ class ViewerServer:
         return web.FileResponse(WEB_DIR / name, headers={"Content-Type": PAGE_FILES[name], **_NO_CACHE})
 
     async def _three(self, request: web.Request) -> web.StreamResponse:
-        rel = request.match_info["path"]
-        if not (rel.startswith("build/") or rel.startswith("examples/jsm/")):
+        path = three_file(request.match_info["path"])
+        if path is None:
             raise web.HTTPNotFound()
-        root = THREE_DIR.resolve()
-        path = (THREE_DIR / rel).resolve()
-        kind = _THREE_TYPES.get(path.suffix)
-        if kind is None or root not in path.parents or not path.is_file():
-            raise web.HTTPNotFound()
-        return web.FileResponse(path, headers={"Content-Type": kind, "Cache-Control": "max-age=3600"})
+        return web.FileResponse(path, headers={"Content-Type": _THREE_TYPES[path.suffix],
+                                               "Cache-Control": "max-age=3600"})
+
+    def _refusal(self, request: web.Request) -> str | None:
+        """Why this WebSocket handshake may not open (access.py), or None."""
+        origins = request.headers.getall("Origin", [])
+        if len(origins) > 1:
+            return "more than one Origin header"
+        tokens = request.query.getall(TOKEN_QUERY, [])
+        return self.access.refusal(origins[0] if origins else None, request.headers.get("Host"),
+                                   tokens[0] if len(tokens) == 1 else None)
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
+        refusal = self._refusal(request)
+        if refusal is not None:
+            origin = request.headers.get("Origin")
+            hint = ("open the address the viewer printed, which carries it" if "token" in refusal else
+                    "list a trusted origin in viewer_allowed_origins (mvsim_view: --allow-origin)")
+            self._notice_log.warn("refused WebSocket handshakes", f"viewer: refused a WebSocket from origin "
+                                  f"{(origin or '(none)')[:120]!r}: {refusal}; {hint}")
+            raise web.HTTPForbidden(text=f"mvsim viewer: {refusal}\n")
         ws = web.WebSocketResponse(max_msg_size=MAX_PAGE_MESSAGE, heartbeat=20.0)
         await ws.prepare(request)
         page = _Page(ws)
@@ -355,8 +437,9 @@ class ViewerServer:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
                     self._receive(page, msg.data)
-                elif msg.type == WSMsgType.BINARY:
-                    LOG.warning("viewer: dropped a binary message from a page (the page sends JSON text only)")
+                elif msg.type == WSMsgType.BINARY and self._within_rate(page):
+                    self._page_log.warn("invalid page messages", "viewer: dropped a binary message from a page "
+                                        "(the page sends JSON text only)")
         finally:
             with self._lock:
                 self._pages.pop(id(page), None)
@@ -367,11 +450,22 @@ class ViewerServer:
                 pass
         return ws
 
+    def _within_rate(self, page: _Page) -> bool:
+        """True when `page` may send one more message now (PAGE_MESSAGE_RATE); a warning otherwise."""
+        if page.bucket.take():
+            return True
+        self._notice_log.warn("pages sending too fast", f"viewer: dropped messages of a page sending more than "
+                              f"{PAGE_MESSAGE_RATE:g} a second")
+        return False
+
     def _receive(self, page: _Page, text: str) -> None:
+        if not self._within_rate(page):
+            return
         try:
             msg = validate_message(text)
         except ValueError as exc:
-            LOG.warning("viewer: dropped a page message: %s: %.200s", exc, text)
+            self._page_log.warn("invalid page messages", f"viewer: dropped a page message: {str(exc)[:200]}: "
+                                f"{text[:200]!r}")
             return
         if msg["type"] == "camera":
             with self._lock:
@@ -416,3 +510,28 @@ class ViewerServer:
 
 
 _NO_CACHE = {"Cache-Control": "no-cache"}
+
+
+def path_problem(raw_path: str, path: str) -> web.HTTPException | None:
+    """The 4xx answer for a request path no served file can have, or None: over MAX_PATH characters as sent
+    (414), control characters or backslashes once decoded (400)."""
+    if len(raw_path) > MAX_PATH:
+        return web.HTTPRequestURITooLong(text=f"path longer than {MAX_PATH} characters")
+    if any(ord(c) < 32 or ord(c) == 127 or c == "\\" for c in path):
+        return web.HTTPBadRequest(text="control character or backslash in the path")
+    return None
+
+
+def three_file(rel: str) -> Path | None:
+    """The file of three.js that `rel` (a path below /three/) names, or None when it names none that may be
+    served: outside build/ and examples/jsm/, not .js or .map, not a file, or not a valid file name at all."""
+    if not (rel.startswith("build/") or rel.startswith("examples/jsm/")):
+        return None
+    try:
+        root = THREE_DIR.resolve()
+        path = (THREE_DIR / rel).resolve()
+        if path.suffix not in _THREE_TYPES or root not in path.parents or not path.is_file():
+            return None
+    except (OSError, ValueError):  # NUL bytes, undecodable names, names too long for the file system
+        return None
+    return path

@@ -14,7 +14,8 @@ records; nothing on the simulation's side ever blocks on them:
 
 Record: 1 byte kind, u32 little-endian payload length, payload. The child ends when its input pipe closes (the
 simulation stopped or died), so it never outlives its owner; it ignores SIGINT (a Ctrl-C in the terminal reaches
-the whole process group: the owner decides when the viewer stops).
+the whole process group: the owner decides when the viewer stops). The allowed origins travel on the child's
+command line; the token in its environment (TOKEN_ENV), which other users of the machine cannot read.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import sys
 import threading
 import time
 
+from mvsim_ros.viewer.access import TOKEN_QUERY, normalize_origins
 from mvsim_ros.viewer.protocol import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_HZ
 
 LOG = logging.getLogger("mvsim_ros.viewer")
@@ -49,6 +51,8 @@ STOP_TIMEOUT_S = 5.0
 #: Pipe capacity asked of the kernel [bytes] (Linux F_SETPIPE_SZ; the default 64 KiB still works).
 PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+#: Environment variable that hands the run's token to the child.
+TOKEN_ENV = "MVSIM_VIEWER_TOKEN"
 
 
 def _record(kind: bytes, payload: bytes) -> bytes:
@@ -84,14 +88,20 @@ class _RecordReader:
 class ViewerServerProcess:
     """A ViewerServer run in a child process; the owner's methods never block (see the module docstring).
 
-    host, port, rate_hz: as ViewerServer (port 0: any free port; `port` says which once started).
+    host, port, rate_hz, allowed_origins, token: as ViewerServer (port 0: any free port; `port` says which once
+    started; ValueError for an allowed origin that is not one).
     """
 
-    def __init__(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, rate_hz: float = DEFAULT_RATE_HZ):
+    def __init__(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, rate_hz: float = DEFAULT_RATE_HZ,
+                 allowed_origins: tuple[str, ...] | list[str] = (), token: str | None = None):
         rate = float(rate_hz)
         if not (rate > 0 and rate < float("inf")):
             raise ValueError(f"viewer rate must be a positive number of Hz, got {rate_hz!r}")
+        if token is not None and not token:
+            raise ValueError("the viewer token must not be empty")
         self.host, self.port, self.rate_hz = host, int(port), rate
+        self.allowed_origins = normalize_origins(allowed_origins)
+        self.token = token
         self._proc: subprocess.Popen | None = None
         self._out = self._in = -1  # our ends of the pipes: records to the child, records from it
         self._reader = _RecordReader()
@@ -107,9 +117,10 @@ class ViewerServerProcess:
     # -- life cycle -----------------------------------------------------------------------------------------
     @property
     def url(self) -> str:
-        """Address of the page, e.g. ``http://127.0.0.1:8090/``."""
+        """Address of the page, e.g. ``http://127.0.0.1:8090/`` (``...?token=...`` with a token)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
+        query = f"?{TOKEN_QUERY}={self.token}" if self.token else ""
+        return f"http://{host}:{self.port}/{query}"
 
     @property
     def pid(self) -> int | None:
@@ -128,10 +139,13 @@ class ViewerServerProcess:
         for fd in (to_child_w, from_child_w):
             _widen(fd)
         command = [sys.executable, "-m", "mvsim_ros.viewer.server_process", str(to_child_r), str(from_child_w),
-                   self.host, str(self.port), repr(self.rate_hz)]
+                   self.host, str(self.port), repr(self.rate_hz), json.dumps(self.allowed_origins)]
+        env = {key: value for key, value in os.environ.items() if key != TOKEN_ENV}
+        if self.token:
+            env[TOKEN_ENV] = self.token
         try:
             self._proc = subprocess.Popen(command, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL,
-                                          close_fds=True)
+                                          close_fds=True, env=env)
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
@@ -323,15 +337,18 @@ class _Child:
 
 
 def child_main(argv: list[str]) -> int:
-    """Entry of the child: argv = [in_fd, out_fd, host, port, rate_hz]."""
+    """Entry of the child: argv = [in_fd, out_fd, host, port, rate_hz, allowed origins as a JSON list]; the
+    token, if any, in the environment variable TOKEN_ENV."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(format="mvsim viewer: %(levelname)s: %(message)s", level=logging.WARNING)
     in_fd, out_fd, host, port, rate = int(argv[0]), int(argv[1]), argv[2], int(argv[3]), float(argv[4])
+    origins = json.loads(argv[5]) if len(argv) > 5 else []
     from mvsim_ros.viewer.server import PortInUseError, ViewerServer
 
-    server = ViewerServer(host=host, port=port, rate_hz=rate)
-    child = _Child(in_fd, out_fd, server)
+    child = _Child(in_fd, out_fd, None)
     try:
+        child.server = server = ViewerServer(host=host, port=port, rate_hz=rate, allowed_origins=origins,
+                                             token=os.environ.pop(TOKEN_ENV, None) or None)
         server.start()
     except PortInUseError as exc:
         child.send(FAILED, json.dumps({"kind": "address", "text": str(exc)}).encode())

@@ -20,11 +20,24 @@ cache filled by MVSim is used as it is; like MVSim, two URLs whose last path com
 cached file). A file already in the cache is served with no network access.
 
 Downloads (urllib): only ``http``/``https``, redirects only to ``http``/``https``; a timeout for connecting and for
-every read (``MVSIM_DOWNLOAD_TIMEOUT_S``, default 20 s); a size cap (``MVSIM_DOWNLOAD_MAX_BYTES``, default
-512 MiB); written to a temporary file in the cache and renamed when complete, so no half-written file ever looks
-cached, even with two processes fetching the same file. After a network failure (timeout, refused connection,
-DNS, TLS) a host is not tried again in the same process; a URL that failed (HTTP 404, too large) is not requested
-again either. ``MVSIM_OFFLINE=1`` never downloads: cached files only.
+every read (``MVSIM_DOWNLOAD_TIMEOUT_S``, default 20 s); an overall deadline for the whole download, from the
+request to the last byte, however the server paces its bytes (``MVSIM_DOWNLOAD_DEADLINE_S``, default 120 s); a size
+cap (``MVSIM_DOWNLOAD_MAX_BYTES``, default 512 MiB); written to a temporary file in the cache and renamed when
+complete, so no half-written file ever looks cached, even with two processes fetching the same file. After a
+network failure (timeout, deadline, refused connection, DNS, TLS) a host is not tried again in the same process; a
+URL that failed (HTTP 404, too large) is not requested again either. ``MVSIM_OFFLINE=1`` never downloads: cached
+files only.
+
+The transfer itself runs in a worker thread while the calling thread waits for it in slices of at most
+``WAIT_SLICE_S``: the wait is a lock acquisition made from this module's own code, so a signal handler runs at once
+and may raise there (KeyboardInterrupt, or the node's Interrupted: see ros/signals.py, which raises only in this
+package's frames, never inside socket or http.client code). When the deadline passes or the wait is interrupted, the
+worker's sockets are shut down, so it ends too and removes its temporary file.
+
+During a world load the remote resources also obey the load's ResourceLimits (limits.py, node parameters
+``load_max_download_seconds`` for one download and ``load_max_remote_seconds`` for all downloads of the load
+together): the shortest of the deadlines applies, and a refusal names the one that was reached. A load whose time
+for downloads is used up downloads nothing more (cached files are still served).
 
 Zips (remote or local) are refused whole when any entry is an absolute path, has a drive letter or a ``..``
 component, or is a symbolic link, or when the entries exceed ``MVSIM_ZIP_MAX_BYTES`` (default 1 GiB,
@@ -49,28 +62,34 @@ import math
 import os
 import re
 import shutil
+import socket
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import weakref
 import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from mvsim_ros.world.budget import active_budget, in_load, limit_text
+from mvsim_ros.world.budget import LoadBudget, active_budget, in_load, limit_text
+from mvsim_ros.world.limits import resource_limits
 
 #: Environment variables read by :func:`current_settings`.
 ENV_STORAGE_DIR = "MVSIM_STORAGE_DIR"
 ENV_OFFLINE = "MVSIM_OFFLINE"
 ENV_TIMEOUT_S = "MVSIM_DOWNLOAD_TIMEOUT_S"
+ENV_DEADLINE_S = "MVSIM_DOWNLOAD_DEADLINE_S"
 ENV_MAX_DOWNLOAD_BYTES = "MVSIM_DOWNLOAD_MAX_BYTES"
 ENV_ZIP_MAX_BYTES = "MVSIM_ZIP_MAX_BYTES"
 ENV_ZIP_MAX_ENTRIES = "MVSIM_ZIP_MAX_ENTRIES"
 
 DEFAULT_TIMEOUT_S = 20.0
+DEFAULT_DEADLINE_S = 120.0
 DEFAULT_MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
 DEFAULT_ZIP_MAX_BYTES = 1024 * 1024 * 1024
 DEFAULT_ZIP_MAX_ENTRIES = 100_000
@@ -81,18 +100,24 @@ _REMOTE_SCHEMES = ("http", "https")
 _TRUE = {"1", "true", "yes", "on"}
 _CHUNK_BYTES = 1 << 16
 _TEMP_PREFIX = ".mvsim_ros-tmp-"
+#: Longest single wait [s] of the calling thread for a download's worker (a signal ends a wait at once anyway).
+WAIT_SLICE_S = 0.1
+#: Longest wait [s] for a cancelled worker to remove its temporary file before the caller goes on.
+CANCEL_GRACE_S = 0.5
 
 
 @dataclass(frozen=True)
 class Settings:
     """Where the cache is and the limits on downloads and zips (see the module docstring for the variables).
 
-    storage_dir: cache folder; timeout_s [s]: for connecting and for every read; max_download_bytes,
-    zip_max_bytes [bytes]; zip_max_entries: entries per zip; offline: never download.
+    storage_dir: cache folder; timeout_s [s]: for connecting and for every read; deadline_s [s]: for the whole of
+    one download, from the request to the last byte; max_download_bytes, zip_max_bytes [bytes]; zip_max_entries:
+    entries per zip; offline: never download.
     """
 
     storage_dir: Path
     timeout_s: float = DEFAULT_TIMEOUT_S
+    deadline_s: float = DEFAULT_DEADLINE_S
     max_download_bytes: int = DEFAULT_MAX_DOWNLOAD_BYTES
     zip_max_bytes: int = DEFAULT_ZIP_MAX_BYTES
     zip_max_entries: int = DEFAULT_ZIP_MAX_ENTRIES
@@ -195,6 +220,7 @@ def current_settings(
     storage_dir: Path | str | None = None,
     timeout_s: float | None = None,
     offline: bool | None = None,
+    deadline_s: float | None = None,
 ) -> Settings:
     """The settings in force: explicit arguments, then :func:`overrides` in effect, then environment, then defaults.
 
@@ -211,6 +237,10 @@ def current_settings(
         timeout_s = scoped.get("timeout_s")
     if timeout_s is None:
         timeout_s = _positive_env(ENV_TIMEOUT_S, DEFAULT_TIMEOUT_S, float)
+    if deadline_s is None:
+        deadline_s = scoped.get("deadline_s")
+    if deadline_s is None:
+        deadline_s = _positive_env(ENV_DEADLINE_S, DEFAULT_DEADLINE_S, float)
     if offline is None:
         offline = scoped.get("offline")
     if offline is None:
@@ -218,6 +248,7 @@ def current_settings(
     return Settings(
         storage_dir=Path(os.path.abspath(folder)),
         timeout_s=float(timeout_s),
+        deadline_s=float(deadline_s),
         max_download_bytes=int(scoped.get("max_download_bytes")
                                or _positive_env(ENV_MAX_DOWNLOAD_BYTES, DEFAULT_MAX_DOWNLOAD_BYTES, int)),
         zip_max_bytes=int(scoped.get("zip_max_bytes") or _positive_env(ENV_ZIP_MAX_BYTES, DEFAULT_ZIP_MAX_BYTES, int)),
@@ -231,7 +262,8 @@ def current_settings(
 def overrides(**values) -> Iterator[None]:
     """Within the block (this thread / context only), settings given here win over the environment.
 
-    Keys: storage_dir, timeout_s [s], offline, max_download_bytes, zip_max_bytes, zip_max_entries; None = keep.
+    Keys: storage_dir, timeout_s [s], deadline_s [s], offline, max_download_bytes, zip_max_bytes, zip_max_entries;
+    None = keep.
     """
     unknown = set(values) - set(Settings.__dataclass_fields__)
     if unknown:
@@ -259,18 +291,21 @@ def resolve_uri(
     storage_dir: Path | str | None = None,
     timeout_s: float | None = None,
     offline: bool | None = None,
+    deadline_s: float | None = None,
 ) -> Resolution:
     """The local file a resource URI names, downloading / extracting it into the cache when needed.
 
-    base_dir: folder relative local paths resolve against (the XML file's); storage_dir, timeout_s [s], offline:
-    override the settings (see :func:`current_settings`). Never raises: an unavailable resource gives a
-    Resolution with path None and a one-line reason.
+    base_dir: folder relative local paths resolve against (the XML file's); storage_dir, timeout_s [s], offline,
+    deadline_s [s]: override the settings (see :func:`current_settings`). Never raises an Exception: an unavailable
+    resource gives a Resolution with path None and a one-line reason. A signal handler's exception
+    (KeyboardInterrupt, ...) raised while a download is awaited propagates, once the download is cancelled.
     """
     text = (uri or "").strip()
     if not text:
         return Resolution(text, None, "empty URI")
     try:
-        settings = current_settings(storage_dir=storage_dir, timeout_s=timeout_s, offline=offline)
+        settings = current_settings(storage_dir=storage_dir, timeout_s=timeout_s, offline=offline,
+                                    deadline_s=deadline_s)
         if is_remote_uri(text):
             return _resolve_remote(text, settings)
         return _resolve_local(text, base_dir, settings)
@@ -345,7 +380,15 @@ class _Unavailable(Exception):
 
 
 class _NetworkFailure(_Unavailable):
-    """The host could not be talked to (timeout, refused connection, DNS, TLS): do not try it again."""
+    """The host could not be talked to (timeout, deadline, refused connection, DNS, TLS): do not try it again."""
+
+
+class _OutOfTime(_Unavailable):
+    """The load's time for downloads is used up: neither the host nor the URL is at fault (both stay usable)."""
+
+
+class _Cancelled(Exception):
+    """The caller stopped waiting for this download (deadline or signal); raised in the worker thread."""
 
 
 _OVERRIDES: contextvars.ContextVar[dict] = contextvars.ContextVar("mvsim_resource_overrides", default={})
@@ -354,6 +397,8 @@ _ENTRY_LOCKS: dict[str, threading.Lock] = {}
 #: host[:port] -> reason of its network failure; URL -> reason of its failure (HTTP error, too large, ...)
 _FAILED_HOSTS: dict[str, str] = {}
 _FAILED_URLS: dict[str, str] = {}
+#: Load budget -> wall time [s] that load has spent downloading so far.
+_LOAD_SECONDS: weakref.WeakKeyDictionary[LoadBudget, float] = weakref.WeakKeyDictionary()
 
 
 def _default_storage_dir() -> Path:
@@ -491,8 +536,12 @@ def _fetch(url: str, dest: Path, settings: Settings) -> int:
         raise _Unavailable(f"host {host} failed earlier in this process ({host_failure}); not tried again")
     if url_failure is not None:
         raise _Unavailable(f"{url_failure} (earlier in this process; not requested again)")
+    deadline = _deadline(settings)
+    started = time.monotonic()
     try:
-        return _download(url, dest, settings)
+        return _download(url, dest, settings, deadline)
+    except _OutOfTime:
+        raise
     except _NetworkFailure as exc:
         with _LOCK:
             _FAILED_HOSTS[host] = str(exc)
@@ -501,6 +550,47 @@ def _fetch(url: str, dest: Path, settings: Settings) -> int:
         with _LOCK:
             _FAILED_URLS[url] = str(exc)
         raise
+    finally:
+        _charge_load(time.monotonic() - started)
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    """The wall time [s] one download may take, the limit that sets it (for messages), and whether that limit is
+    what is left of the load's time for all its downloads (then running out is not the host's fault)."""
+
+    seconds: float
+    label: str
+    load_total: bool = False
+
+
+def _deadline(settings: Settings) -> _Deadline:
+    """The shortest of the cache's deadline and, during a load, the load's per-download and remaining total time.
+    Raises _OutOfTime when the load has no time left for downloads."""
+    best = _Deadline(settings.deadline_s, ENV_DEADLINE_S)
+    if not in_load():
+        return best
+    budget = active_budget()
+    limits = resource_limits(budget.limits)
+    one_text = limit_text("max_download_seconds", limits.max_download_seconds)
+    one = _Deadline(float(limits.max_download_seconds), one_text)
+    with _LOCK:
+        spent = _LOAD_SECONDS.get(budget, 0.0)
+    total_text = limit_text("max_remote_seconds", limits.max_remote_seconds)
+    left = limits.max_remote_seconds - spent
+    if left <= 0.0:
+        raise _OutOfTime(f"no time left for downloads in this load: {spent:.1f} s spent ({total_text})")
+    rest = _Deadline(left, f"what is left of the {total_text}", load_total=True)
+    return min((best, one, rest), key=lambda item: item.seconds)
+
+
+def _charge_load(seconds: float) -> None:
+    """Count `seconds` [s] of downloading against the load in progress (nothing outside a load)."""
+    if not in_load():
+        return
+    budget = active_budget()
+    with _LOCK:
+        _LOAD_SECONDS[budget] = _LOAD_SECONDS.get(budget, 0.0) + seconds
 
 
 class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
@@ -514,28 +604,187 @@ class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def _opener() -> urllib.request.OpenerDirector:
+class _Transfer:
+    """One download, run by a worker thread; the calling thread waits for it (`wait`) and may cancel it.
+
+    Every socket the worker opens (redirects included) is recorded, so that `cancel` can shut them down: a worker
+    blocked in a read then returns at once, removes its temporary file and ends."""
+
+    def __init__(self, url: str, dest: Path, settings: Settings):
+        self.url, self.dest, self.settings = url, dest, settings
+        #: Bytes of the body received so far.
+        self.received = 0
+        self.total = 0
+        self.error: Exception | None = None
+        self._finished = threading.Lock()
+        self._finished.acquire()  # released by the worker when it ends
+        self._guard = threading.Lock()
+        self._cancelled = False
+        self._committed = False
+        self._sockets: list[socket.socket] = []
+
+    def start(self) -> None:
+        """Run the download in a daemon thread (a process exiting does not wait for it)."""
+        threading.Thread(target=self._run, name="mvsim_ros-download", daemon=True).start()
+
+    def wait(self, seconds: float) -> bool:
+        """Wait at most `seconds` [s] for the worker to end; True when it did. Waits in slices of WAIT_SLICE_S on
+        a lock, from this frame: a signal handler runs (and may raise) here at once."""
+        end = time.monotonic() + seconds
+        while True:
+            left = end - time.monotonic()
+            if left <= 0.0:
+                return False
+            if self._finished.acquire(timeout=min(left, WAIT_SLICE_S)):
+                self._finished.release()
+                return True
+
+    def cancel(self) -> bool:
+        """Stop the worker (its sockets shut down); False when it had already put the file in place."""
+        with self._guard:
+            if self._committed:
+                return False
+            self._cancelled = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+        return True
+
+    def track(self, sock: socket.socket) -> None:
+        """Record a socket the worker opened (shut at once if the transfer is already cancelled)."""
+        with self._guard:
+            self._sockets.append(sock)
+            cancelled = self._cancelled
+        if cancelled:
+            _shut(sock)
+
+    def check(self) -> None:
+        """In the worker: raise _Cancelled when the caller has given up."""
+        if self._cancelled:
+            raise _Cancelled()
+
+    def commit(self, temp: Path) -> None:
+        """In the worker: rename the complete temporary file to the cached name, unless cancelled first."""
+        with self._guard:
+            if self._cancelled:
+                raise _Cancelled()
+            _disk(os.replace, temp, self.dest, dest=self.dest)
+            self._committed = True
+
+    def _run(self) -> None:
+        try:
+            self.total = _get(self)
+        except Exception as exc:  # noqa: BLE001 - handed to the waiting thread
+            self.error = exc
+        finally:
+            self._finished.release()
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # already closed or never connected
+        pass
+
+
+class _TrackedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection that hands its socket to its transfer once connected."""
+
+    def __init__(self, *args, transfer: _Transfer, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._transfer = transfer
+
+    def connect(self) -> None:
+        super().connect()
+        self._transfer.track(self.sock)
+
+
+class _TrackedHTTPSConnection(http.client.HTTPSConnection):
+    """An HTTPS connection that hands its (TLS) socket to its transfer once connected."""
+
+    def __init__(self, *args, transfer: _Transfer, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._transfer = transfer
+
+    def connect(self) -> None:
+        super().connect()
+        self._transfer.track(self.sock)
+
+
+class _TrackedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, transfer: _Transfer):
+        super().__init__()
+        self._transfer = transfer
+
+    def http_open(self, req):
+        return self.do_open(_TrackedHTTPConnection, req, transfer=self._transfer)
+
+
+class _TrackedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, transfer: _Transfer):
+        super().__init__()
+        self._transfer = transfer
+
+    def https_open(self, req):
+        return self.do_open(_TrackedHTTPSConnection, req, context=self._context, transfer=self._transfer)
+
+
+def _opener(transfer: _Transfer) -> urllib.request.OpenerDirector:
     opener = urllib.request.OpenerDirector()
-    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(), urllib.request.HTTPHandler(),
-                    urllib.request.HTTPSHandler(), urllib.request.HTTPDefaultErrorHandler(), _HttpOnlyRedirects(),
+    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(), _TrackedHTTPHandler(transfer),
+                    _TrackedHTTPSHandler(transfer), urllib.request.HTTPDefaultErrorHandler(), _HttpOnlyRedirects(),
                     urllib.request.HTTPErrorProcessor()):
         opener.add_handler(handler)
     return opener
 
 
-def _download(url: str, dest: Path, settings: Settings) -> int:
-    """GET url into dest; the byte count. Nothing is written (not even the cache folder) before the server answers."""
+def _download(url: str, dest: Path, settings: Settings, deadline: _Deadline) -> int:
+    """GET url into dest within `deadline`; the byte count. Nothing is written (not even the cache folder) before
+    the server answers. The transfer runs in a worker thread (see the module's docstring); whatever ends the wait
+    (the deadline, a signal handler's exception) cancels it."""
     if urllib.parse.urlsplit(url).scheme.lower() not in _REMOTE_SCHEMES:
         raise _Unavailable(f"only http and https URLs are downloaded: {url}")
-    cap, timeout = settings.max_download_bytes, settings.timeout_s
-    request = urllib.request.Request(url, headers={"User-Agent": "mvsim_ros"})
+    transfer = _Transfer(url, dest, settings)
+    transfer.start()
     try:
-        with _opener().open(request, timeout=timeout) as response:
+        finished = transfer.wait(deadline.seconds)
+    except BaseException:  # a signal handler's exception: stop the worker, then let it through
+        _stop(transfer)
+        raise
+    if not finished and _stop(transfer):
+        kind = _OutOfTime if deadline.load_total else _NetworkFailure
+        raise kind(f"download deadline of {deadline.seconds:.3g} s reached after {transfer.received} bytes "
+                   f"({deadline.label})")
+    if not finished:  # the whole file was put in place just as the deadline passed
+        return transfer.received
+    if transfer.error is not None:
+        raise transfer.error
+    return transfer.total
+
+
+def _stop(transfer: _Transfer) -> bool:
+    """Cancel a transfer and give its worker CANCEL_GRACE_S to remove its temporary file; False when the worker
+    had already put the whole file in place (nothing was cancelled)."""
+    cancelled = transfer.cancel()
+    transfer.wait(CANCEL_GRACE_S)
+    return cancelled
+
+
+def _get(transfer: _Transfer) -> int:
+    """The worker's part of a download: request, checks and `_save`; errors become _Unavailable / _NetworkFailure."""
+    settings = transfer.settings
+    cap, timeout = settings.max_download_bytes, settings.timeout_s
+    request = urllib.request.Request(transfer.url, headers={"User-Agent": "mvsim_ros"})
+    try:
+        with _opener(transfer).open(request, timeout=timeout) as response:
+            transfer.check()
             length = response.headers.get("Content-Length", "").strip()
             if length.isdigit() and int(length) > cap:
                 raise _Unavailable(f"too large: {int(length)} bytes, over the {cap}-byte cap "
                                    f"({ENV_MAX_DOWNLOAD_BYTES})")
-            return _save(response, dest, cap, int(length) if length.isdigit() else None)
+            return _save(response, transfer, cap, int(length) if length.isdigit() else None)
+    except (_Unavailable, _Cancelled):
+        raise
     except urllib.error.HTTPError as exc:
         raise _Unavailable(_one_line(f"HTTP {exc.code} {exc.reason}")) from None
     except TimeoutError:
@@ -548,13 +797,15 @@ def _download(url: str, dest: Path, settings: Settings) -> int:
         raise _NetworkFailure(_one_line(f"connection failed: {exc.__class__.__name__}: {exc}")) from None
 
 
-def _save(response, dest: Path, cap: int, expected: int | None) -> int:
-    """Stream a response body (at most cap bytes) into a temporary file beside dest, renamed to dest when complete
-    (all `expected` bytes, the Content-Length, when the server gave one).
+def _save(response, transfer: _Transfer, cap: int, expected: int | None) -> int:
+    """Stream a response body (at most cap bytes) into a temporary file beside the transfer's dest, renamed to dest
+    when complete (all `expected` bytes, the Content-Length, when the server gave one) unless the transfer was
+    cancelled.
 
     Read errors propagate and a body cut short is a _NetworkFailure (the network's fault); write errors become
-    _Unavailable (the disk's).
+    _Unavailable (the disk's). Reads take what has arrived (`read1`), so `transfer.received` follows the body.
     """
+    dest = transfer.dest
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         handle, temp_name = tempfile.mkstemp(prefix=_TEMP_PREFIX, suffix=".part", dir=dest.parent)
@@ -564,16 +815,19 @@ def _save(response, dest: Path, cap: int, expected: int | None) -> int:
     total = 0
     try:
         with os.fdopen(handle, "wb") as out:
-            while chunk := response.read(_CHUNK_BYTES):
+            while chunk := response.read1(_CHUNK_BYTES):
+                transfer.check()
                 total += len(chunk)
+                transfer.received = total
                 if total > cap:
                     raise _Unavailable(f"too large: over the {cap}-byte cap ({ENV_MAX_DOWNLOAD_BYTES})")
                 _disk(out.write, chunk, dest=dest)
+            transfer.check()
             if expected is not None and total < expected:
                 raise _NetworkFailure(f"connection closed after {total} of {expected} bytes")
             _disk(out.flush, dest=dest)
             _disk(os.fsync, out.fileno(), dest=dest)
-        _disk(os.replace, temp, dest, dest=dest)
+        transfer.commit(temp)
     finally:
         temp.unlink(missing_ok=True)
     return total
@@ -587,10 +841,13 @@ def _disk(operation, *args, dest: Path):
 
 
 __all__ = [
+    "CANCEL_GRACE_S",
+    "DEFAULT_DEADLINE_S",
     "DEFAULT_MAX_DOWNLOAD_BYTES",
     "DEFAULT_TIMEOUT_S",
     "DEFAULT_ZIP_MAX_BYTES",
     "DEFAULT_ZIP_MAX_ENTRIES",
+    "ENV_DEADLINE_S",
     "ENV_MAX_DOWNLOAD_BYTES",
     "ENV_OFFLINE",
     "ENV_STORAGE_DIR",
@@ -608,5 +865,6 @@ __all__ = [
     "resolve_uri",
     "safe_extract",
     "split_zip_uri",
+    "WAIT_SLICE_S",
     "zip_member_problem",
 ]

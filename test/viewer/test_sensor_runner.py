@@ -13,7 +13,8 @@ from mvsim_ros.world import load_world
 from viewer_worlds import TEST_WORLDS, decoded_frame, robot_world, setup
 
 LASER = ('<sensor class="laser" name="front"><pose_3d>0.2 0 0.3 0 0 0</pose_3d><fov_degrees>60</fov_degrees>'
-         '<nrays>61</nrays><range_max>20</range_max><sensor_period>0.1</sensor_period>{extra}</sensor>')
+         '<nrays>61</nrays><range_max>20</range_max><sensor_period>0.1</sensor_period>'
+         '<range_std_noise>0</range_std_noise><angle_std_noise_deg>0</angle_std_noise_deg>{extra}</sensor>')
 
 
 def steps(sim, runner, seconds):

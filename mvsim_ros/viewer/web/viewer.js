@@ -467,8 +467,16 @@ function send(msg) {
 }
 state.send = send;
 
+// The WebSocket's address: this page's host, with the run's token when the page's own address carries one
+// (mvsim_ros/viewer/access.py).
+function socketUrl() {
+  const token = new URLSearchParams(location.search).get('token');
+  const query = token ? `?token=${encodeURIComponent(token)}` : '';
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws${query}`;
+}
+
 function connect() {
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
+  const ws = new WebSocket(socketUrl());
   ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
     state.connected = true;
