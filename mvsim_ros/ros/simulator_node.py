@@ -96,7 +96,8 @@ class MvsimNode(LeanEventsNode):
         self.realtime_factor = p["realtime_factor"]
         count, forced = len(self.sim.vehicle_names), p["force_publish_vehicle_namespace"]
         prefixes = [vehicle_prefix(name, count, forced) for name in self.sim.vehicle_names]
-        self.session = SimSession(self, self.sim, p, prefixes, check=self._stop.check)
+        with self._stop.interruptible():  # the scene's remote models may still be downloading
+            self.session = SimSession(self, self.sim, p, prefixes, check=self._stop.check)
         self.map_publisher = MapPublisher(self, spec.occupancy_grids)  # after the session set the stamps' clock
         for warning in self.session.warnings:
             self.get_logger().warning(warning)
