@@ -83,7 +83,7 @@ def write_worlds(folder: Path = WORLDS_DIR) -> list[Path]:
 def physics_rtf(row: BenchRow, wall_seconds: float) -> float:
     """Real-time factor of the physics alone (sensors measured when due) on the row's world, vehicles driving
     straight, after a 0.5 s (simulated) warm-up: `step_many` straight up to the next lidar sample, which is then
-    scanned from Python (the node scans noise-free lidars inside its compiled steps, ros/compiled_scans.py, so on
+    scanned from Python (the node scans 2D lidars inside its compiled steps, ros/compiled_scans.py, so on
     the lidar rows it can beat this figure)."""
     from mvsim_ros.physics import Simulation
     from mvsim_ros.schedule import DueTimes, steps_until

@@ -28,8 +28,13 @@ class BodyTag:
     index: int
 
 
+#: userData of the sensor fixtures that find another body within the world's collision_threshold of a vehicle.
+PROXIMITY = "proximity"
+
+
 class ContactCounter(Box2D.b2ContactListener):
-    """Counts touching, solid contacts per vehicle; remembers any contact since the last reset."""
+    """Counts, per vehicle, the solid contacts touching it and the solid fixtures of other bodies within the world's
+    collision_threshold (its PROXIMITY fixtures overlapping them); remembers any contact since the last reset."""
 
     def __init__(self, vehicle_count: int):
         super().__init__()
@@ -38,9 +43,13 @@ class ContactCounter(Box2D.b2ContactListener):
 
     def _update(self, contact, delta: int) -> None:
         fa, fb = contact.fixtureA, contact.fixtureB
+        fixtures = (fa, fb)
         if fa.sensor or fb.sensor:
-            return
-        for fixture in (fa, fb):
+            near = [f for f, other in ((fa, fb), (fb, fa)) if f.userData == PROXIMITY and not other.sensor]
+            if not near:
+                return
+            fixtures = tuple(near)
+        for fixture in fixtures:
             tag = fixture.body.userData
             if isinstance(tag, BodyTag) and tag.kind == "vehicle":
                 self.touching[tag.index] += delta
@@ -84,12 +93,26 @@ class Box2DWorld:
         return self.vehicles + self.units
 
 
-def _polygon_fixtures(body, outline, density: float, sensor: bool = False, restitution: float = 0.0) -> None:
+def _polygon_fixtures(body, outline, density: float, sensor: bool = False, restitution: float = 0.0,
+                      friction: float = BODY_CONTACT_FRICTION) -> None:
     for piece in convex_pieces(outline):
         body.CreatePolygonFixture(
-            vertices=piece, density=density, friction=BODY_CONTACT_FRICTION, isSensor=sensor,
+            vertices=piece, density=density, friction=friction, isSensor=sensor,
             restitution=restitution,
         )
+
+
+def add_proximity_fixtures(body: Box2D.b2Body, outline, threshold_m: float) -> None:
+    """Sensor fixtures (PROXIMITY) over a vehicle's outline grown by threshold_m [m] (as their Box2D polygon radius,
+    plus the chassis' own skin): another body's solid fixture overlaps one exactly when the distance between it and
+    the chassis, radii included, is below threshold_m, MVSim's collision test with <collision_threshold>. Nothing
+    for a threshold of 0 (touching contacts only)."""
+    if threshold_m <= 0.0:
+        return
+    for piece in convex_pieces(outline):
+        shape = Box2D.b2PolygonShape(vertices=piece)
+        shape.radius = threshold_m + Box2D.b2_polygonRadius
+        body.CreateFixture(shape=shape, density=0.0, isSensor=True, userData=PROXIMITY)
 
 
 def add_vehicle_body(world: Box2D.b2World, spec: VehicleSpec, index: int, unit: int = 0) -> Box2D.b2Body:
@@ -100,7 +123,8 @@ def add_vehicle_body(world: Box2D.b2World, spec: VehicleSpec, index: int, unit: 
     if unit:  # front unit, in line with the rear one
         chassis = spec.articulation.front_chassis
         x, y, yaw = spec.articulation.front_unit_pose(x, y, yaw)
-    body = world.CreateDynamicBody(position=(x, y), angle=yaw, userData=BodyTag("vehicle", index))
+    body = world.CreateDynamicBody(position=(x, y), angle=yaw, userData=BodyTag("vehicle", index),
+                                   linearDamping=chassis.linear_damping, angularDamping=chassis.angular_damping)
     area = abs(signed_area(chassis.shape))
     _polygon_fixtures(body, chassis.shape, chassis.mass / area)
     for wheel in spec.wheels:
@@ -121,19 +145,25 @@ def add_vehicle_body(world: Box2D.b2World, spec: VehicleSpec, index: int, unit: 
 
 
 def add_block_body(world: Box2D.b2World, ground: Box2D.b2Body, spec: BlockSpec, index: int, gravity: float):
+    """The Box2D body of block `index`: its outline with the block's lateral friction and restitution (Box2D mixes
+    them with the other body's: friction sqrt(a b), restitution max(a, b)), its linear and angular damping, its
+    start twist, and Coulomb ground friction."""
     pose = spec.init_pose
     tag = BodyTag("block", index)
+    contact = dict(sensor=spec.intangible, restitution=spec.restitution, friction=spec.lateral_friction)
     if spec.animation is not None:  # moved along its keyframes (physics/kinematic.py), starting where they say
         start = spec.animation.pose_at(0.0, pose)
         body = world.CreateKinematicBody(position=(start.x, start.y), angle=start.yaw, userData=tag)
-        _polygon_fixtures(body, spec.shape, 0.0, sensor=spec.intangible)
+        _polygon_fixtures(body, spec.shape, 0.0, **contact)
         return body
     if spec.static:
         body = world.CreateStaticBody(position=(pose.x, pose.y), angle=pose.yaw, userData=tag)
-        _polygon_fixtures(body, spec.shape, 0.0, sensor=spec.intangible)
+        _polygon_fixtures(body, spec.shape, 0.0, **contact)
         return body
-    body = world.CreateDynamicBody(position=(pose.x, pose.y), angle=pose.yaw, userData=tag)
-    _polygon_fixtures(body, spec.shape, spec.mass / abs(signed_area(spec.shape)), sensor=spec.intangible)
+    body = world.CreateDynamicBody(position=(pose.x, pose.y), angle=pose.yaw, userData=tag,
+                                   linearDamping=spec.linear_damping, angularDamping=spec.angular_damping)
+    _polygon_fixtures(body, spec.shape, spec.mass / abs(signed_area(spec.shape)), **contact)
+    _set_start_twist(body, spec)
     # Coulomb ground friction, solved by Box2D: force up to mu*m*g, torque up to mu*m*g times the radius of
     # gyration (the mean lever arm of a uniformly loaded footprint, to first order).
     max_force = spec.ground_friction * spec.mass * gravity
@@ -143,6 +173,19 @@ def add_block_body(world: Box2D.b2World, ground: Box2D.b2Body, spec: BlockSpec, 
         maxForce=max_force, maxTorque=max_force * gyration, collideConnected=True,
     )
     return body
+
+
+def _set_start_twist(body: Box2D.b2Body, spec: BlockSpec) -> None:
+    """The block's <init_vel> (its origin's twist in its own frame) as Box2D's centre-of-mass velocity in the world
+    frame: v_com = R v + omega x (R c), c the centre of mass in the block's frame."""
+    v = spec.init_vel
+    if v.vx == 0.0 and v.vy == 0.0 and v.omega == 0.0:
+        return
+    c, s = math.cos(body.angle), math.sin(body.angle)
+    cx, cy = body.localCenter
+    rx, ry = c * cx - s * cy, s * cx + c * cy
+    body.linearVelocity = (c * v.vx - s * v.vy - v.omega * ry, s * v.vx + c * v.vy + v.omega * rx)
+    body.angularVelocity = v.omega
 
 
 def _add_actor(world: Box2D.b2World, spec: ActorSpec, index: int) -> Box2D.b2Body:
@@ -183,19 +226,38 @@ def _add_joint(world: Box2D.b2World, joint: JointSpec, body_a: Box2D.b2Body, bod
     """A Box2D joint for a world-file <joint>; the two bodies do not collide with each other.
 
     revolute: a pin at the anchors, with its angle (body B relative to body A, zero at the start) limited when
-    enable_limit is set. distance: a rope (at most max_length apart) when stiffness is 0, else a spring-damper
-    distance joint of natural length max_length, frequency `stiffness` [Hz] and damping ratio `damping`.
+    enable_limit is set. distance, as MVSim's Box2D 2.4 joint: a rigid rod when min_length == max_length; else at
+    most max_length apart (a rope joint), and with stiffness > 0 also a spring of rest length max_length, given to
+    Box2D 2.3 as the frequency and damping ratio `spring_frequency_and_ratio` computes (2.3 has no lower limit).
     """
     anchors = dict(bodyA=body_a, bodyB=body_b, localAnchorA=joint.anchor_a, localAnchorB=joint.anchor_b,
                    collideConnected=False)
     if joint.kind == "revolute":
         world.CreateRevoluteJoint(referenceAngle=body_b.angle - body_a.angle, enableLimit=joint.enable_limit,
                                   lowerAngle=joint.lower_angle, upperAngle=joint.upper_angle, **anchors)
-    elif joint.stiffness > 0.0:
-        world.CreateDistanceJoint(length=joint.max_length, frequencyHz=joint.stiffness,
-                                  dampingRatio=joint.damping, **anchors)
+        return
+    if joint.min_length >= joint.max_length:
+        world.CreateDistanceJoint(length=joint.max_length, frequencyHz=0.0, dampingRatio=0.0, **anchors)
+        return
+    world.CreateRopeJoint(maxLength=joint.max_length, **anchors)
+    if joint.stiffness > 0.0:
+        frequency_hz, ratio = spring_frequency_and_ratio(joint.stiffness, joint.damping, body_a.mass, body_b.mass)
+        world.CreateDistanceJoint(length=joint.max_length, frequencyHz=frequency_hz, dampingRatio=ratio, **anchors)
+
+
+def spring_frequency_and_ratio(stiffness: float, damping: float, mass_a: float, mass_b: float) -> tuple[float, float]:
+    """Box2D 2.3's (frequency [Hz], damping ratio) of a spring given as Box2D 2.4 takes it (stiffness [N/m],
+    damping [N s/m]), the inverse of 2.4's b2LinearStiffness: with the reduced mass m = mA mB / (mA + mB) (or the
+    one mass that is not 0, for a body joined to a static one), omega = sqrt(k / m), f = omega / 2 pi and
+    ratio = c / (2 m omega)."""
+    if mass_a > 0.0 and mass_b > 0.0:
+        mass = mass_a * mass_b / (mass_a + mass_b)
     else:
-        world.CreateRopeJoint(maxLength=joint.max_length, **anchors)
+        mass = mass_a if mass_a > 0.0 else mass_b
+    if mass <= 0.0 or stiffness <= 0.0:
+        return 0.0, 0.0
+    omega = math.sqrt(stiffness / mass)
+    return omega / (2.0 * math.pi), damping / (2.0 * mass * omega)
 
 
 def destroy_body(world: Box2D.b2World, body: Box2D.b2Body) -> None:
@@ -231,6 +293,8 @@ def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
         if abs(signed_area(outline)) > 1e-9:
             _polygon_fixtures(ground, outline, 0.0)
     vehicles = [add_vehicle_body(world, v, i) for i, v in enumerate(spec.vehicles)]
+    for body, vehicle in zip(vehicles, spec.vehicles):
+        add_proximity_fixtures(body, vehicle.chassis.shape, spec.collision_threshold)
     articulated = [i for i, v in enumerate(spec.vehicles) if v.articulation is not None]
     units = [add_vehicle_body(world, spec.vehicles[i], i, unit=1) for i in articulated]
     pivots = [add_pivot_joint(world, spec.vehicles[i], vehicles[i], unit) for i, unit in zip(articulated, units)]

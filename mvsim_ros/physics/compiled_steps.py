@@ -109,9 +109,8 @@ def advance_steps(count, steps, dt, wrap_every, world, velocity_iterations, posi
     st_vehicle, st_fl, st_fr, wheelbase, track, max_steer, max_rate, delta = steering
     (wheel_vehicle, wheel_body, x, y, yaw_mount, radius, phi, force_x, force_y, normal, inertia_yy, wheel_mass,
      arm_x, arm_y, casters) = wheels
-    pid, kp, ki, kd, i_max, max_torque, raw_torque, integral, last_error = controllers
     code, params, slope_x, slope_y, limit, max_spin, gravity = friction
-    odometry_vehicles, left, right, odom_pose, odom_twist = odometry
+    odometry_vehicles, left, right, odom_pose, odom_twist, odom_scale = odometry
     (rows, pose, velocity, pose_next, velocity_next, acceleration, spin, spin_next, wanted, wheel_cos, wheel_sin,
      omega_set, const, slope, local_vx, local_vy, force_lon, force_lat, held, torque, world_fx, world_fy,
      torque_z) = work
@@ -125,8 +124,7 @@ def advance_steps(count, steps, dt, wrap_every, world, velocity_iterations, posi
         wheel_setpoints_into(v, omega, steer, steer_mode, steer_rate, st_vehicle, st_fl, st_fr, wheelbase, track,
                              max_steer, max_rate, delta, wheel_vehicle, x, y, yaw_mount, dt, wanted, wheel_cos,
                              wheel_sin, omega_set)
-        pid_torque_law_into(wanted, spin, radius, dt, pid, kp, ki, kd, i_max, max_torque, raw_torque, integral,
-                            last_error, const, slope)
+        pid_torque_law_into(wanted, spin, radius, dt, controllers, const, slope)
         # 3. Wheel kinematics.
         contact_velocities_into(yaw, velocity, wheel_body, x, y, wheel_cos, wheel_sin, local_vx, local_vy)
         # 4. Friction.
@@ -153,7 +151,8 @@ def advance_steps(count, steps, dt, wrap_every, world, velocity_iterations, posi
         pose[:] = pose_next
         velocity[:] = velocity_next
         advance_spin_angles(phi, spin, dt)
-        integrate_differential_odometry(spin, radius, y, odometry_vehicles, left, right, odom_pose, odom_twist, dt)
+        integrate_differential_odometry(spin, radius, y, odometry_vehicles, left, right, odom_pose, odom_twist, dt,
+                                        odom_scale)
         steps += 1
         done += 1
         if not (np.isfinite(pose.sum()) and np.isfinite(spin.sum())):

@@ -104,7 +104,8 @@ class Simulation:
         self.commands = VehicleCommands(
             [v.controller.params.get("V", 0.0) for v in world.vehicles],
             [v.controller.params.get("W", 0.0) for v in world.vehicles],
-            [v.controller.params.get("STEER_ANG", 0.0) for v in world.vehicles],
+            [v.controller.params.get("STEER_ANG", v.controller.params.get("steer_ang_deg", 0.0))
+             for v in world.vehicles],
             [v.controller.kind in ("front_steer_pid", "raw") for v in world.vehicles],
             command_timeout,
             self.limits,
@@ -136,6 +137,7 @@ class Simulation:
         self._arm_y = w.y - com[w.body, 1]
         self._n = n
         self._max_torque = np.where(self.controllers.pid, self.controllers.max_torque, np.inf)
+        self._feedforward = self._feedforward_coefficients()
         self.terrain = Terrain(world, w, self._arm_x, self._arm_y, self.gravity)
 
         #: Why step_many cannot compile this world's steps ("" when it can; see compiled_steps.py).
@@ -145,6 +147,10 @@ class Simulation:
         self.terrain.seat(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers, 0.0)
         self.acceleration = np.zeros((n, 3))  # (ax, ay, alpha) of the reference point, world frame
         self.odom_pose = self.pose.copy()
+        #: Odometry error multipliers (x, y, yaw) of each vehicle's increments (see vehicles/odometry.py).
+        keys = ("x_multiplier", "y_multiplier", "yaw_multiplier")
+        self.odom_scale = np.array([[v.odometry.get(key, 1.0) for key in keys] for v in world.vehicles],
+                                   dtype=float).reshape(n, 3)
         body_v = local_twist(self.body_pose, self.body_velocity)
         self.odom_twist = body_v[:n][:, [0, 2]].copy()
         w.omega[:] = (body_v[w.body, 0] - body_v[w.body, 2] * w.y) / w.radius  # rolling at the start
@@ -271,9 +277,7 @@ class Simulation:
             w.omega[on] = (body_v[w.body[on], 0] - body_v[w.body[on], 2] * w.y[on]) / w.radius[on]
             self.controllers.reset(on)
             trains = self.drivetrains
-            rows = np.isin(trains.vehicle, moved)
-            trains.integral[rows] = 0.0
-            trains.last_error[rows] = 0.0
+            trains.motor.reset(np.isin(trains.vehicle, moved))
 
     # -- the step -------------------------------------------------------------------------------------------
     def step(self) -> None:
@@ -292,6 +296,8 @@ class Simulation:
             w.x, w.y, w.yaw, dt)
         if self.articulations.count:
             self._steer_articulations(wanted)
+        if self._feedforward is not None and self.terrain.active:
+            self._slope_feedforward()
         torque_const, torque_slope = self.controllers.torque_law(wanted, w.omega, w.radius, dt)
         trains = self.drivetrains
         if trains.vehicle.size:
@@ -351,13 +357,13 @@ class Simulation:
         self.acceleration = (self.velocity - previous_velocity) / dt
         advance_spin_angles(w.phi, w.omega, dt)
         integrate_differential_odometry(w.omega, w.radius, w.y, self._differential_odometry, self._left, self._right,
-                                        self.odom_pose, self.odom_twist, dt)
+                                        self.odom_pose, self.odom_twist, dt, self.odom_scale)
         a = self.articulations
         if a.count:
             self._read_pivots()
             integrate_articulated_odometry(w.omega, w.radius, w.y, a.rear_wheels, a.front_wheels, a.vehicle, a.gamma,
                                            a.gamma_rate, a.front_length, a.rear_length, self.odom_pose,
-                                           self.odom_twist, dt)
+                                           self.odom_twist, dt, self.odom_scale)
         self.steps += 1
         self.time = self.steps * dt
         if terrain.active:  # the terrain under the new poses: z, pitch, roll, and the next step's slope loads
@@ -407,6 +413,28 @@ class Simulation:
         articulated_wheel_setpoints(commands.v[k], a.gamma, a.gamma_rate, a.front_length, a.rear_length,
                                     a.rear_wheels, a.front_wheels, self.wheels.y, wanted)
 
+    def _slope_feedforward(self) -> None:
+        """The PIDs' feed-forward torques [N m] for this step (MVSim's slope compensation): the torque that holds
+        the chassis weight on the slope, m g sin(uphill angle) R_mean, shared by two driven wheels (the whole of
+        it for a drivetrain's motor), times feedforward_gain. Uphill angle: -pitch (pitch > 0 is nose down)."""
+        wheel_coef, motor_coef = self._feedforward
+        pitch = self.terrain.pitch
+        np.multiply(wheel_coef, -np.sin(pitch[self.wheels.body]), out=self.controllers.feedforward)
+        trains = self.drivetrains
+        if trains.vehicle.size:
+            np.multiply(motor_coef, -np.sin(pitch[trains.vehicle]), out=trains.motor.feedforward)
+
+    def _feedforward_coefficients(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per wheel and per drivetrain: feedforward_gain m_chassis g R_mean / driven wheels [N m] (the feed-forward
+        torque on a 90 deg slope), or None when no controller asks for feed-forward."""
+        if not (self.controllers.ff_gain.any() or self.drivetrains.motor.ff_gain.any()):
+            return None
+        vehicles = self.spec.vehicles
+        scale = np.array([v.chassis.mass * self.gravity * np.mean([w.radius for w in v.wheels]) for v in vehicles])
+        wheel_coef = self.controllers.ff_gain * scale[self.wheels.vehicle] / 2.0
+        motor_coef = self.drivetrains.motor.ff_gain * scale[self.drivetrains.vehicle]
+        return wheel_coef, motor_coef
+
     def _read_pivots(self) -> None:
         a = self.articulations
         for j, joint in enumerate(self.box2d.pivots):
@@ -427,7 +455,8 @@ class Simulation:
 
         The centre-of-mass velocity is set so that, over the step, the reference point moves along the exact arc
         of the twist (chord of length v dt sinc(omega dt / 2) at the mid-step heading), whatever the centre of
-        mass offset; the wheels get their rolling spin and no ground force.
+        mass offset; the wheels get their rolling spin and no ground force. The chassis damping of Box2D's step is
+        compensated, so that the body moves at exactly that velocity.
         """
         w = self.wheels
         for k in np.flatnonzero(self._ideal).tolist():
@@ -440,8 +469,12 @@ class Simulation:
             vx = chord * math.cos(yaw + half) + ((c1 - c0) * cx - (s1 - s0) * cy) / dt
             vy = chord * math.sin(yaw + half) + ((s1 - s0) * cx + (c1 - c0) * cy) / dt
             body = self.box2d.vehicles[k]
-            body.linearVelocity = (vx, vy)
-            body.angularVelocity = omega
+            # Box2D's step scales the velocities by max(0, 1 - dt c) for the body's damping c: set them that much
+            # higher (a factor of 0 cannot be made up for).
+            linear, angular = 1.0 - dt * body.linearDamping, 1.0 - dt * body.angularDamping
+            linear, angular = (1.0 / linear if linear > 0 else 1.0), (1.0 / angular if angular > 0 else 1.0)
+            body.linearVelocity = (vx * linear, vy * linear)
+            body.angularVelocity = omega * angular
         mask = self._ideal_wheels
         w.omega[mask] = wanted[mask] / w.radius[mask]
         w.force_x[mask] = 0.0
@@ -518,11 +551,10 @@ class Simulation:
             (st.vehicle, st.fl, st.fr, st.wheelbase, st.track, st.max_steer, st.max_rate, st.delta),
             (w.vehicle, w.body, w.x, w.y, w.yaw, w.radius, w.phi, w.force_x, w.force_y, w.normal_force,
              w.inertia_yy, w.mass, self._arm_x, self._arm_y, self._casters),
-            (ctl.pid, ctl.kp, ctl.ki, ctl.kd, ctl.i_max, ctl.max_torque, ctl.raw_torque, ctl.integral,
-             ctl.last_error),
+            ctl.arrays(),
             (group.code, group.params, self._slope_x, self._slope_y, self._max_torque, self.limits.max_spin,
              self.gravity),
-            (self._differential_odometry, self._left, self._right, self.odom_pose, self.odom_twist),
+            (self._differential_odometry, self._left, self._right, self.odom_pose, self.odom_twist, self.odom_scale),
             step_workspace(self._body_addresses.size, self._n, w.count),
         )
 

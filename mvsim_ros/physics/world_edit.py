@@ -18,7 +18,8 @@ import dataclasses
 import numpy as np
 
 from mvsim_ros.physics.bodies import (Box2DWorld, BodyTag, ContactCounter, add_block_body, add_pivot_joint,
-                                      add_vehicle_body, destroy_body)
+                                      add_proximity_fixtures, add_vehicle_body, destroy_body)
+from mvsim_ros.physics.controllers import PID_STATE
 from mvsim_ros.physics.kinematic import block_path
 from mvsim_ros.physics.simulation import Simulation
 from mvsim_ros.world.specs import BlockSpec, VehicleSpec, WorldSpec
@@ -45,6 +46,7 @@ def with_entity(sim: Simulation, entity: VehicleSpec | BlockSpec) -> Simulation:
     if isinstance(entity, VehicleSpec):
         new_spec = _edited(spec, vehicles=spec.vehicles + [entity])
         vehicles.append(add_vehicle_body(old.world, entity, n))
+        add_proximity_fixtures(vehicles[-1], entity.chassis.shape, spec.collision_threshold)
         if entity.articulation is not None:
             units.append(add_vehicle_body(old.world, entity, n, unit=1))
             pivots.append(add_pivot_joint(old.world, entity, vehicles[-1], units[-1]))
@@ -152,15 +154,15 @@ def carry_over(old: Simulation, new: Simulation, vehicle_rows: list[int], block_
     new_wheels, old_wheels = _row_map(_wheel_rows(old, new, vehicle_rows))
     for name in ("omega", "phi", "torque", "force_x", "force_y", "yaw", "hold_torque"):
         getattr(new.wheels, name)[new_wheels] = getattr(old.wheels, name)[old_wheels]
-    for name in ("integral", "last_error", "raw_torque"):
+    for name in PID_STATE:
         getattr(new.controllers, name)[new_wheels] = getattr(old.controllers, name)[old_wheels]
     new._wheel_cos, new._wheel_sin = np.cos(new.wheels.yaw), np.sin(new.wheels.yaw)
     # Per Ackermann vehicle: steering angle. Per drivetrain: its PID history and raw torque.
     rows, old_rows = _row_map(_vehicle_table_rows(old.steering.vehicle, new.steering.vehicle, vehicle_rows))
     new.steering.delta[rows] = old.steering.delta[old_rows]
     rows, old_rows = _row_map(_vehicle_table_rows(old.drivetrains.vehicle, new.drivetrains.vehicle, vehicle_rows))
-    for name in ("integral", "last_error", "raw_torque"):
-        getattr(new.drivetrains, name)[rows] = getattr(old.drivetrains, name)[old_rows]
+    for name in PID_STATE:
+        getattr(new.drivetrains.motor, name)[rows] = getattr(old.drivetrains.motor, name)[old_rows]
     # Per articulated vehicle: pivot angle, its rate and the pivot controller's target.
     a_new, a_old = new.articulations, old.articulations
     rows, old_rows = _row_map(_vehicle_table_rows(a_old.vehicle, a_new.vehicle, vehicle_rows))

@@ -7,8 +7,11 @@ steps between two scans. `serve_scans` does what `ScanPublisher.publish_due` doe
 stamp written into the serialized LaserScan, rcl's serialized publish), the same bytes on the same publishers.
 
 `CompiledScans.for_publisher` takes a ScanPublisher's lidars this way when every one of them can: ray cast in 2D
-(no raytrace_3d), noise-free (the noisy ones draw from their generator in Python), carried by a vehicle, published
-serialized, and the Box2D shim loaded. Otherwise Python serves all of them, as before.
+(no raytrace_3d), carried by a vehicle, published serialized, and the Box2D shim loaded. Otherwise Python serves all
+of them. Noise: each noisy lidar's bearing and range errors for its next NOISE_BLOCKS scans are drawn
+from its own generator before a compiled run (Lidar2D.noise_ahead, in the order its scans draw them) and the
+ones used are marked after it, so a scan has the same numbers whichever path measures it; a lidar that has used
+them all is handed back to Python for that scan, and the next run draws more.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from mvsim_ros.ros.serialized import write_fields
 from mvsim_ros.schedule import DUE_TOLERANCE_S, next_grid_time
 from mvsim_ros.sensors.lidar2d import ScanSample
 from mvsim_ros.sensors.suite import is_world
+
+#: Scans of each noisy lidar whose noise is drawn ahead of a compiled run.
+NOISE_BLOCKS = 32
 
 
 @njit(cache=True)
@@ -43,7 +49,7 @@ def serve_scans(now, sec, nsec, body_pose, scans):
     False when a ray scan failed (its lidar is left due, for Python to serve)."""
     (world, schedule, vehicle, mount, angles, ray_start, range_min, range_max, hidden, hidden_start, bearings,
      ranges, scanned, origin, arena, message_start, stamp_offsets, stamp_kinds, ranges_at, scratch32, scratch8,
-     handles, messages) = scans
+     handles, messages, noisy, noise, noise_used) = scans
     reach = now + DUE_TOLERANCE_S
     stamp = np.empty((1, 2))
     stamp[0, 0], stamp[0, 1] = sec, nsec
@@ -51,6 +57,9 @@ def serve_scans(now, sec, nsec, body_pose, scans):
     for i in range(schedule.shape[0]):
         if reach < schedule[i, 0]:
             continue
+        if noisy[i] and noise_used[i] >= noise.shape[0]:
+            return failures, False  # its noise drawn ahead is used up: Python serves this scan
+        row = noise_used[i]
         k = vehicle[i]
         x, y, yaw = body_pose[k, 0], body_pose[k, 1], body_pose[k, 2]
         c, s = math.cos(yaw), math.sin(yaw)
@@ -60,12 +69,19 @@ def serve_scans(now, sec, nsec, body_pose, scans):
         first, count = ray_start[i], ray_start[i + 1] - ray_start[i]
         for j in range(count):
             bearings[j] = heading + angles[first + j]
+        if noisy[i]:
+            for j in range(count):
+                bearings[j] = bearings[j] + noise[row, 0, first + j]
         out = ranges[first:first + count]
         seen_not = hidden[hidden_start[i]:hidden_start[i + 1]]
         if mvb_ray_scan(world, origin_x, origin_y, bearings.ctypes, count, range_max[i], seen_not.ctypes,
                         seen_not.size, out.ctypes) != 0:
             return failures, False
         schedule[i, 0] = next_grid_time(schedule[i, 0], schedule[i, 1], now)
+        if noisy[i]:
+            for j in range(count):
+                out[j] = out[j] + noise[row, 1, first + j]
+            noise_used[i] += 1
         for j in range(count):
             if out[j] < range_min[i] or out[j] > range_max[i]:
                 out[j] = math.inf
@@ -119,6 +135,9 @@ class CompiledScans:
         self._stamp_offsets = np.array([batch.field_offsets for batch in batches], dtype=np.intp).reshape(count, 2)
         self._stamp_kinds = np.array([batch.field_kinds for batch in batches], dtype=np.int64).reshape(count, 2)
         self._ranges_at = np.array([message.ranges_offset for message in messages], dtype=np.intp)
+        self._noisy = np.array([lidar.noisy for lidar in lidars], dtype=np.bool_)
+        self._noise = np.zeros((NOISE_BLOCKS if self._noisy.any() else 0, 2, int(self._ray_start[-1])))
+        self._noise_used = np.zeros(count, dtype=np.intp)
         self._scratch32 = np.zeros(max(rays, default=0), dtype=np.float32)
         self._scratch8 = self._scratch32.view(np.uint8)
         rows = [self._arena[self._message_start[i]:self._message_start[i + 1]].reshape(1, sizes[i])
@@ -132,8 +151,7 @@ class CompiledScans:
         if not box2d_native.AVAILABLE or not getattr(scans, "_serialized", False):
             return None
         for lidar in scans.lidars:
-            p = lidar.params
-            if lidar.raytrace_3d or p.range_noise > 0 or p.angle_noise > 0 or is_world(lidar.vehicle):
+            if lidar.raytrace_3d or is_world(lidar.vehicle):
                 return None
         if not all(message.batch.little_endian for message in scans._messages):
             return None
@@ -152,11 +170,15 @@ class CompiledScans:
                 self._schedule[i, 0] = lidar.schedule.next_time
         self._refresh_hidden()
         self._scanned[:] = False
+        self._noise_used[:] = 0
+        for i, lidar in enumerate(self.lidars):
+            if self._noisy[i]:
+                self._noise[:, :, self._ray_start[i]:self._ray_start[i + 1]] = lidar.noise_ahead(NOISE_BLOCKS)
         return (box2d_native.address(self.sim.box2d.world), self._schedule, self._vehicle, self._mount, self._angles,
                 self._ray_start, self._range_min, self._range_max, self._hidden, self._hidden_start, self._bearings,
                 self._ranges, self._scanned, self._origin, self._arena, self._message_start, self._stamp_offsets,
                 self._stamp_kinds, self._ranges_at, self._scratch32, self._scratch8, self._publisher.handles,
-                self._publisher.message_pointers)
+                self._publisher.message_pointers, self._noisy, self._noise, self._noise_used)
 
     def _refresh_hidden(self) -> None:
         """The bodies each lidar does not see (Lidar2D.hidden_bodies), flattened when any list changed."""
@@ -172,6 +194,8 @@ class CompiledScans:
         """Hand the schedules back to the lidars and give each one that scanned its latest sample."""
         sim = self.sim
         for i, lidar in enumerate(self.lidars):
+            if self._noisy[i]:
+                lidar.skip_noise(int(self._noise_used[i]))
             if lidar.schedule.period is not None:
                 lidar.schedule.next_time = float(self._schedule[i, 0])
             if self._scanned[i]:

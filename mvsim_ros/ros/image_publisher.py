@@ -4,16 +4,19 @@ Names follow MVSim's node, so that rviz configurations made for MVSim work uncha
 `camera` <name>: `<veh>/<name>/image_raw` (rgb8) and `<veh>/<name>/camera_info`, frame `<name>`.
 `rgbd_camera` <name>: `<veh>/<name>_rgb/image_raw` (rgb8) + `<veh>/<name>_rgb/camera_info`, frame `<name>_rgb`;
 `<veh>/<name>_depth/image_raw` + `<veh>/<name>_depth/camera_info`, frame `<name>_depth`; sensor_msgs/PointCloud2
-`<veh>/<name>_points`, frame `<name>_points` (x, y, z float32 in that frame, rgb packed as float32 as
-depth_image_proc does, from the RGB image aligned to the depth; only pixels with a depth reading). The depth
+`<veh>/<name>_points`, frame `<name>_points` (x, y, z float32 in that frame; with publish_ros_colored_pointcloud,
+also rgb packed as float32 as depth_image_proc does, from the pixel of the RGB image each point projects to; only
+pixels with a depth reading). The depth
 image is 16UC1 by default (REP 118: millimetres along the optical axis, 0 = no reading, readings beyond
 65.535 m saturate at 65535), or 32FC1 (metres, +inf = nothing in range) with `depth_encoding`.
 Every camera frame (`<name>`, `<name>_rgb`, `<name>_depth`, `<name>_points`) is an optical frame (z forward, x
-right, y down; the RGB and depth images of an rgbd_camera are rendered from one viewpoint, so its three frames
-coincide), fixed to base_link on the vehicle's tf_static. MVSim gives the depth and points frames the sensor
-body's axes (x forward) instead; here the points are expressed in the optical frame their TF names, which is
-what depth_image_proc would produce from the depth image.
-`lidar3d`: sensor_msgs/PointCloud2 on `<veh>/<name>_points` (fields x, y, z, intensity float32, ring uint16; only
+right, y down; an rgbd_camera's `_depth` and `_points` frames coincide, and `_rgb` with them unless its
+relativePoseIntensityWRTDepth moves the RGB camera), fixed to base_link on the vehicle's tf_static. MVSim gives the
+depth and points frames the sensor body's axes (x forward) instead; here the points are expressed in the optical
+frame their TF names, which is what depth_image_proc would produce from the depth image. An rgbd_camera with
+publish_ros_depth_image false publishes no depth image (its points still).
+`lidar3d`: sensor_msgs/PointCloud2 on `<veh>/<name>_points` (fields x, y, z, intensity float32 (grey level of the
+scene with generate_intensity, else 1), ring uint16; only
 beams with a return; frame `<name>_points` as in MVSim, the sensor's own axes: x forward, z up).
 World-level cameras and 3D lidars publish the same streams without the `<veh>/` prefix, their frames fixed to
 map; they see every vehicle. The GL scene is built here; when no OpenGL context can be made the node warns and
@@ -72,13 +75,18 @@ RGBD_POINT_DTYPE = np.dtype({"names": ["x", "y", "z", "rgb"], "formats": ["<f4",
                              "offsets": [0, 4, 8, 12], "itemsize": 16})
 RGBD_POINT_FIELDS = [PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
                      for i, n in enumerate(("x", "y", "z", "rgb"))]
+#: PointCloud2 layout of an RGB-D camera's points without colour (MVSim's default): x, y, z (float32).
+XYZ_POINT_DTYPE = np.dtype({"names": ["x", "y", "z"], "formats": ["<f4", "<f4", "<f4"], "offsets": [0, 4, 8],
+                            "itemsize": 12})
+XYZ_POINT_FIELDS = RGBD_POINT_FIELDS[:3]
 
 
 def depth_points(depth: np.ndarray, intrinsics: Intrinsics, rgb: np.ndarray | None = None,
-                 rgb_intrinsics: Intrinsics | None = None) -> np.ndarray:
+                 rgb_intrinsics: Intrinsics | None = None, rgb_from_depth: np.ndarray | None = None) -> np.ndarray:
     """Points (RGBD_POINT_DTYPE) of the pixels of a depth image with a finite depth, row by row: pixel (u, v) at
-    depth d is ((u - cx) d / fx, (v - cy) d / fy, d). The colour is the RGB pixel the point projects to (the RGB
-    image shares the optical frame; black where it falls outside)."""
+    depth d is ((u - cx) d / fx, (v - cy) d / fy, d). The colour is the RGB pixel the point projects to (black
+    where it falls outside or behind it); rgb_from_depth: the 4x4 pose of the depth optical frame in the RGB
+    one, None when they coincide."""
     rows, cols = depth.shape
     v, u = np.nonzero(np.isfinite(depth))
     d = depth[v, u].astype(np.float64)
@@ -88,11 +96,16 @@ def depth_points(depth: np.ndarray, intrinsics: Intrinsics, rgb: np.ndarray | No
     out["x"], out["y"], out["z"] = x, y, d
     if rgb is not None:
         ri = rgb_intrinsics or intrinsics
-        if ri == intrinsics and rgb.shape[:2] == depth.shape:
+        px, py, pz = x, y, d
+        if rgb_from_depth is not None:
+            m = rgb_from_depth
+            px, py, pz = (m[r, 0] * x + m[r, 1] * y + m[r, 2] * d + m[r, 3] for r in range(3))
+        if ri == intrinsics and rgb.shape[:2] == depth.shape and rgb_from_depth is None:
             cu, cv = u, v
         else:
-            cu = np.rint(ri.fx * x / d + ri.cx).astype(int)
-            cv = np.rint(ri.fy * y / d + ri.cy).astype(int)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cu = np.rint(np.where(pz > 0, ri.fx * px / pz + ri.cx, -1)).astype(int)
+                cv = np.rint(np.where(pz > 0, ri.fy * py / pz + ri.cy, -1)).astype(int)
         inside = (cu >= 0) & (cu < rgb.shape[1]) & (cv >= 0) & (cv < rgb.shape[0])
         c = rgb[cv[inside], cu[inside]].astype(np.uint32)
         packed = np.zeros(len(d), dtype=np.uint32)
@@ -136,9 +149,17 @@ def cloud_message(cloud: np.ndarray, fields, stamp, frame_id: str) -> PointCloud
 def depth_cloud(cam: Camera, depth: np.ndarray, rgb: np.ndarray | None, stamp,
                 frame_id: str | None = None) -> PointCloud2:
     """The finite-depth pixels of one RGB-D frame as an unorganised PointCloud2 in the optical frame `frame_id`
-    (by default the camera's `<name>_points`)."""
+    (by default the camera's `<name>_points`): x, y, z, and rgb when the camera has publish_ros_colored_pointcloud
+    (and senses RGB)."""
     frame = frame_id if frame_id is not None else camera_frames(cam)["points"]
-    return cloud_message(depth_points(depth, cam.depth, rgb, cam.rgb), RGBD_POINT_FIELDS, stamp, frame)
+    if cam.colored_points and rgb is not None:
+        return cloud_message(depth_points(depth, cam.depth, rgb, cam.rgb, cam.rgb_from_depth), RGBD_POINT_FIELDS,
+                             stamp, frame)
+    points = depth_points(depth, cam.depth)
+    xyz = np.empty(len(points), dtype=XYZ_POINT_DTYPE)
+    for name in ("x", "y", "z"):
+        xyz[name] = points[name]
+    return cloud_message(xyz, XYZ_POINT_FIELDS, stamp, frame)
 
 
 def camera_frames(cam: Camera) -> dict[str, str]:
@@ -170,7 +191,7 @@ def point_cloud(lidar: Lidar3D, ranges: np.ndarray, stamp) -> PointCloud2:
     xyz, rings = lidar.points(ranges)
     cloud = np.zeros(len(xyz), dtype=POINT_DTYPE)
     cloud["x"], cloud["y"], cloud["z"] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
-    cloud["intensity"], cloud["ring"] = 1.0, rings
+    cloud["intensity"], cloud["ring"] = lidar.intensities(ranges), rings
     return cloud_message(cloud, POINT_FIELDS, stamp, lidar_frame(lidar))
 
 
@@ -221,7 +242,7 @@ class ImagePublisher:
         topics = camera_topics(cam)
         frames = {kind: vehicle_frame(cam.vehicle, frame) for kind, frame in camera_frames(cam).items()}
         images = {}
-        for kind, intrinsics in (("rgb", cam.rgb), ("depth", cam.depth)):
+        for kind, intrinsics in (("rgb", cam.rgb), ("depth", cam.depth if cam.publish_depth_image else None)):
             if intrinsics is not None:
                 images[kind] = (node.create_publisher(Image, prefix + topics[kind], reliable(2)),
                                 node.create_publisher(CameraInfo, prefix + topics[kind + "_info"], reliable()),
@@ -238,8 +259,9 @@ class ImagePublisher:
         out: dict[int, list[TransformStamped]] = {}
         for cam in self.cameras:
             parent = host_frame(cam.vehicle, self.base_frame, self.world_frame)
-            for frame in camera_frames(cam).values():
-                out.setdefault(cam.vehicle, []).append(pose3_transform(stamp, parent, frame, cam.optical_pose))
+            for kind, frame in camera_frames(cam).items():
+                pose = cam.rgb_optical_pose if kind == "rgb" else cam.optical_pose
+                out.setdefault(cam.vehicle, []).append(pose3_transform(stamp, parent, frame, pose))
         for lidar in self.lidars3d:
             out.setdefault(lidar.vehicle, []).append(
                 pose3_transform(stamp, host_frame(lidar.vehicle, self.base_frame, self.world_frame),

@@ -1,6 +1,9 @@
 """IMU (sensor_msgs/Imu) and GNSS (sensor_msgs/NavSatFix) readings on `<veh>/<sensor name>`, each at its own
 period of simulated time, with their frames (named after the sensors) fixed to base_link on tf_static.
-World-level IMUs and receivers publish on `<sensor name>` (no vehicle prefix), their frames fixed to map."""
+World-level IMUs and receivers publish on `<sensor name>` (no vehicle prefix), their frames fixed to map.
+An IMU's orientation is published with its covariance (orientation_std_noise squared on the diagonal) when it has
+measure_orientation; otherwise the message says it has none (orientation_covariance[0] = -1, identity quaternion).
+"""
 
 from __future__ import annotations
 
@@ -66,7 +69,10 @@ class InertialPublisher:
         msg = Imu()
         msg.header.frame_id = vehicle_frame(imu.vehicle, imu.spec.name)
         msg.orientation.w = 1.0
-        msg.orientation_covariance[0::4] = [1e-6] * 3
+        if imu.measure_orientation:
+            msg.orientation_covariance[0::4] = [max(imu.orientation_noise ** 2, 1e-12)] * 3
+        else:  # no orientation estimate (sensor_msgs/Imu: element 0 of its covariance is -1)
+            msg.orientation_covariance[0] = -1.0
         msg.angular_velocity_covariance[0::4] = [max(imu.gyro_noise ** 2, 1e-12)] * 3
         msg.linear_acceleration_covariance[0::4] = [max(imu.accel_noise ** 2, 1e-12)] * 3
         return msg
@@ -82,7 +88,7 @@ class InertialPublisher:
         sec, nsec = sec_nsec(now)
         for j, (index, imu) in enumerate(zip(due, imus)):
             reading = imu.finish(gyro[j], accel[j], frames[j])
-            w, x, y, z = matrix_quaternion(reading.orientation)
+            w, x, y, z = matrix_quaternion(reading.orientation) if imu.measure_orientation else (1.0, 0.0, 0.0, 0.0)
             row = [sec, nsec, x, y, z, w, *reading.angular_velocity, *reading.linear_acceleration]
             if self._imu_batches is not None:
                 self._imu_batches[index].fill(np.array([row], dtype=float))

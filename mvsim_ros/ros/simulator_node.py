@@ -14,6 +14,7 @@ import time
 from rclpy.clock import Clock, ClockType
 
 from mvsim_ros.physics import Simulation, box2d_native
+from mvsim_ros.physics.ground_truth_files import GroundTruthFiles
 from mvsim_ros.ros.entity_reuse import EntityReuse
 from mvsim_ros.ros.lean_events import LeanEventsNode
 from mvsim_ros.ros.log_services import LogServices
@@ -56,6 +57,7 @@ class MvsimNode(LeanEventsNode):
     """
 
     def __init__(self, stop: StopSignals | None = None, **kwargs):
+        self.ground_truth: GroundTruthFiles | None = None
         #: Publishers and subscriptions of a replaced session, for the next one to take over.
         self.entity_reuse: EntityReuse | None = None
         super().__init__("mvsim", **kwargs)
@@ -103,6 +105,11 @@ class MvsimNode(LeanEventsNode):
             self.get_logger().warning(warning)
         self._stop.check()
         self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
+        #: The world's <save_ground_truth_trajectory> files (None when it asks for none).
+        self.ground_truth = GroundTruthFiles.for_world(self.sim)
+        if self.ground_truth is not None:
+            names = ", ".join(str(f) for f in self.ground_truth.file_names.values())
+            self.get_logger().info(f"ground-truth trajectories every {self.ground_truth.period_s:g} s to {names}")
         self._params, self._start_spec, self._start_prefixes = p, spec, list(prefixes)
         self.simulation_services = SimulationServices(self)
         if not p["headless"]:
@@ -188,6 +195,8 @@ class MvsimNode(LeanEventsNode):
         (log row, publishers, sensors). Returns the number of steps run (>= 1)."""
         sim, session = self.sim, self.session
         due = self.logs.next_due if self.logs is not None else math.inf
+        if self.ground_truth is not None:
+            due = min(due, self.ground_truth.next_due)
         if session is not None:
             due = min(due, session.next_due())
         first = sim.steps
@@ -205,8 +214,20 @@ class MvsimNode(LeanEventsNode):
 
     def _serve_due(self) -> None:
         self.logs.record()
+        if self.ground_truth is not None:
+            self._record_ground_truth()
         if self.session is not None:  # None only while a failed rebuild is being undone
             self.session.publish_due()
+
+    def _record_ground_truth(self) -> None:
+        """A row per vehicle when due; a write error stops these files (one error line), not the simulation."""
+        try:
+            self.ground_truth.record()
+        except OSError as exc:
+            self.get_logger().error(f"ground-truth trajectory files stopped: {exc.strerror or exc}: "
+                                    f"'{exc.filename or self.ground_truth.base}'")
+            self.ground_truth.close()
+            self.ground_truth = None
 
     # -- run state and simulation swaps (called by the simulation services) ------------------------------------
     def play(self) -> None:
@@ -260,6 +281,8 @@ class MvsimNode(LeanEventsNode):
         self.status.sim = sim
         if self.logs is not None:
             self.logs.follow(sim)
+        if self.ground_truth is not None:
+            self.ground_truth.follow(sim)
         self._rebase_clock()
 
     @property
@@ -275,6 +298,9 @@ class MvsimNode(LeanEventsNode):
         if self.logs is not None:
             self.logs.close()
             self.logs = None
+        if self.ground_truth is not None:
+            self.ground_truth.close()
+            self.ground_truth = None
         if self.viewer is not None:
             self.viewer.stop()
             self.viewer = None

@@ -3,17 +3,19 @@
 Frames. Images are in the ROS optical convention: z forward, x right, y down; pixel (u, v) = (column, row) with
 u = fx X/Z + cx, v = fy Y/Z + cy (pixel centres at integer coordinates, as in OpenCV and camera_info's K).
   * `camera`: as in MVSim, `<pose_3d>` is the optical frame itself on the vehicle (MVSim's camera definition uses
-    yaw -90, pitch 0, roll -90 so that +Z looks along the vehicle's +X).
-  * `rgbd_camera`: as in MVSim, `<pose_3d>` is the sensor body (+X forward); the optical frame is that body
-    rotated by yaw -90, roll -90 (MVSim's relativePoseIntensityWRTDepth default). The RGB image is rendered from
-    the same optical frame, so RGB and depth are aligned (a translation in relativePoseIntensityWRTDepth is
-    not modelled).
-Parameters (MVSim tag names): camera: ncols, nrows, cx, cy, fx, fy, clip_min, clip_max, sensor_period.
-rgbd_camera: rgb_ / depth_ + the same names, depth_noise_sigma [m], sense_rgb, sense_depth, sensor_period.
+    yaw -90, pitch 0, roll -90 so that +Z looks along the vehicle's +X and +X to its right; MVSim's default pose,
+    0 0 0.5 90 0 90, also looks forward, with +X to the vehicle's left: the image upside down).
+  * `rgbd_camera`: as in MVSim, `<pose_3d>` is the sensor body (+X forward); the depth optical frame is that body
+    rotated by yaw -90, roll -90, and the RGB optical frame is the body composed with
+    relativePoseIntensityWRTDepth (default yaw -90, roll -90: the two coincide, and one render gives both images
+    when their intrinsics match too).
+Parameters, their MVSim names and defaults: world/params/sensor_tables.py (sensor.camera, sensor.rgbd): fx = fy =
+500 px, 640 x 480, cx = 320, cy = 240 (not recomputed from the size, as in MVSim).
 
 Depth images hold the distance along the optical axis (Z) in metres, float32, written exactly by the fragment
-shader (eye-space z), not recovered from the non-linear depth buffer. Pixels with nothing within
-[clip_min, clip_max] read +inf (REP 118's "too far").
+shader (eye-space z), not recovered from the non-linear depth buffer, then quantised as MVSim's depth images are
+(rounded down to a whole multiple of depth_resolution) and given Gaussian noise of std. dev. depth_noise_sigma
+rounded to depth_resolution. Pixels with nothing within [clip_min, clip_max] read +inf (REP 118's "too far").
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ import numpy as np
 from mvsim_ros.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.scene import SKY_COLOR, Scene
-from mvsim_ros.sensors.sensor_params import number, positive_period, sensor_node
+from mvsim_ros.world.sensors import sensor_node, sensor_values
 from mvsim_ros.world.specs import Pose3, SensorSpec
-from mvsim_ros.world.values import fail, parse_bool
+from mvsim_ros.world.values import fail
 
 #: Optical frame relative to an X-forward body: yaw -90 deg, pitch 0, roll -90 deg.
 BODY_TO_OPTICAL = Pose3(yaw=-math.pi / 2, roll=-math.pi / 2).rotation()
@@ -42,26 +44,26 @@ _NO_DEPTH = 1e30
 class Intrinsics:
     """Image size [px], principal point and focal lengths [px], clip distances [m]."""
 
-    ncols: int = 640
-    nrows: int = 480
-    cx: float = 320.0
-    cy: float = 240.0
-    fx: float = 400.0
-    fy: float = 400.0
-    clip_min: float = 0.01
-    clip_max: float = 1e4
+    ncols: int
+    nrows: int
+    cx: float
+    cy: float
+    fx: float
+    fy: float
+    clip_min: float
+    clip_max: float
 
     @classmethod
-    def from_spec(cls, spec: SensorSpec, prefix: str = "", clip_max: float = 1e4) -> "Intrinsics":
-        def get(name: str, default: float) -> float:
-            return number(spec, prefix + name, default=default)
-
-        ncols, nrows = int(get("ncols", 640)), int(get("nrows", 480))
-        out = cls(ncols, nrows, get("cx", ncols / 2), get("cy", nrows / 2), get("fx", 400.0), get("fy", 400.0),
-                  get("clip_min", 0.01), get("clip_max", clip_max))
-        if ncols < 1 or nrows < 1 or out.fx <= 0 or out.fy <= 0 or not 0 < out.clip_min < out.clip_max:
+    def from_spec(cls, spec: SensorSpec, prefix: str = "", clip_prefix: str | None = None) -> "Intrinsics":
+        """The intrinsics named `<prefix>ncols`, `<prefix>fx`, ... and the clip distances `<clip_prefix>clip_min`,
+        `<clip_prefix>clip_max` (clip_prefix defaults to prefix) of a camera's parameters."""
+        v = sensor_values(spec)
+        clip = prefix if clip_prefix is None else clip_prefix
+        out = cls(v[prefix + "ncols"], v[prefix + "nrows"], v[prefix + "cx"], v[prefix + "cy"], v[prefix + "fx"],
+                  v[prefix + "fy"], v[clip + "clip_min"], v[clip + "clip_max"])
+        if out.ncols < 1 or out.nrows < 1 or out.fx <= 0 or out.fy <= 0 or not 0 < out.clip_min < out.clip_max:
             raise fail(sensor_node(spec), f"sensor '{spec.name}': needs {prefix}ncols, {prefix}nrows >= 1, "
-                                          f"{prefix}fx, {prefix}fy > 0 and 0 < {prefix}clip_min < {prefix}clip_max")
+                                          f"{prefix}fx, {prefix}fy > 0 and 0 < {clip}clip_min < {clip}clip_max")
         return out
 
     def k(self) -> np.ndarray:
@@ -150,27 +152,40 @@ class Camera:
         self.kind = spec.kind
         self.vehicle = vehicle
         self.rng = rng
-        self.period = positive_period(spec, 0.1)
+        values = sensor_values(spec)
+        self.period = values["sensor_period"]
+        if self.period <= 0:
+            raise fail(sensor_node(spec), f"sensor '{spec.name}': sensor_period must be > 0")
         self.schedule = Periodic(self.period)
-        node = sensor_node(spec)
-        p = spec.params
-
-        def flag(name: str) -> bool:
-            return parse_bool(p[name], node, name) if name in p else True
-
+        body = pose3_matrix(spec.pose)
         if spec.kind == "rgbd_camera":
             rotation = spec.pose.rotation() @ BODY_TO_OPTICAL
-            self.rgb = Intrinsics.from_spec(spec, "rgb_") if flag("sense_rgb") else None
-            self.depth = Intrinsics.from_spec(spec, "depth_", clip_max=15.0) if flag("sense_depth") else None
-            self.depth_noise = number(spec, "depth_noise_sigma", default=0.0)
+            self.rgb = Intrinsics.from_spec(spec, "rgb_") if values["sense_rgb"] else None
+            self.depth = Intrinsics.from_spec(spec, "depth_") if values["sense_depth"] else None
+            self.depth_noise = values["depth_noise_sigma"]
+            self.depth_resolution = values["depth_resolution"]
+            #: Whether the depth image (and its CameraInfo) is published (MVSim's publish_ros_depth_image), and
+            #: whether the points carry colour (publish_ros_colored_pointcloud).
+            self.publish_depth_image = values["publish_ros_depth_image"]
+            self.colored_points = values["publish_ros_colored_pointcloud"]
+            vehicle_from_rgb = body @ pose3_matrix(values["relativePoseIntensityWRTDepth"])
         else:
             rotation = spec.pose.rotation()
-            self.rgb, self.depth, self.depth_noise = Intrinsics.from_spec(spec), None, 0.0
-        yaw, pitch, roll = rotation_to_ypr(rotation)
+            self.rgb, self.depth, self.depth_noise, self.depth_resolution = Intrinsics.from_spec(spec), None, 0.0, 0.0
+            self.publish_depth_image = self.colored_points = False
+            vehicle_from_rgb = pose3_matrix(spec.pose, rotation)
         #: The optical frame on the host (the pose of the frame named after the sensor, from base_link, or from
-        #: map for a world camera).
-        self.optical_pose = Pose3(spec.pose.x, spec.pose.y, spec.pose.z, yaw, pitch, roll)
+        #: map for a world camera); for an rgbd_camera, the depth image's.
+        self.optical_pose = _matrix_pose(pose3_matrix(spec.pose, rotation))
+        #: The RGB image's optical frame on the host (the same as optical_pose but for an rgbd_camera whose
+        #: relativePoseIntensityWRTDepth moves it).
+        self.rgb_optical_pose = _matrix_pose(vehicle_from_rgb)
         self._vehicle_from_optical = pose3_matrix(spec.pose, rotation)
+        self._vehicle_from_rgb = vehicle_from_rgb
+        self._rgb_apart = not np.allclose(vehicle_from_rgb, self._vehicle_from_optical, atol=1e-12)
+        #: 4x4 pose of the depth optical frame in the RGB one, None when the two coincide.
+        self.rgb_from_depth = (np.linalg.inv(vehicle_from_rgb) @ self._vehicle_from_optical if self._rgb_apart
+                               else None)
         self._targets: dict = {}
         #: The latest frame `capture` rendered, None before the first.
         self.latest: CameraFrame | None = None
@@ -188,15 +203,38 @@ class Camera:
         """Render the images of this camera with its host at pose (x, y, yaw) or (x, y, z, yaw, pitch, roll)
         (zeros for the world)."""
         pose = self.world_from_optical(vehicle_pose)
-        if self.rgb is not None and self.depth is not None and self.rgb == self.depth:
+        if self.rgb is not None and self.depth is not None and self.rgb == self.depth and not self._rgb_apart:
             frame = render(scene, self._targets, self.depth, pose)
         else:
-            rgb = render(scene, self._targets, self.rgb, pose, True, False).rgb if self.rgb is not None else None
+            rgb_pose = host_matrix(vehicle_pose) @ self._vehicle_from_rgb if self._rgb_apart else pose
+            rgb = render(scene, self._targets, self.rgb, rgb_pose, True, False).rgb if self.rgb is not None else None
             depth = (render(scene, self._targets, self.depth, pose, False, True).depth
                      if self.depth is not None else None)
             frame = CameraFrame(rgb, depth)
-        if frame.depth is not None and self.depth_noise > 0:
-            finite = np.isfinite(frame.depth)
-            frame.depth[finite] += self.rng.normal(0.0, self.depth_noise, int(finite.sum())).astype(np.float32)
+        if frame.depth is not None:
+            frame = CameraFrame(frame.rgb, self._depth_reading(frame.depth))
         self.latest = frame
         return frame
+
+    def _depth_reading(self, depth: np.ndarray) -> np.ndarray:
+        """Rendered depths [m] as the sensor gives them: rounded down to a whole multiple of depth_resolution, plus
+        Gaussian noise (depth_noise_sigma) rounded to that step; a noisy depth beyond clip_max keeps its value
+        without noise. +inf (nothing in range) stays."""
+        finite = np.isfinite(depth)
+        step = self.depth_resolution
+        values = depth[finite].astype(np.float64)
+        if step > 0:
+            values = np.floor(values / step + 1e-9) * step
+        if self.depth_noise > 0:
+            noise = self.rng.normal(0.0, self.depth_noise, values.size)
+            if step > 0:
+                noise = np.round(noise / step) * step
+            noisy = values + noise
+            values = np.where(noisy <= self.depth.clip_max, noisy, values)
+        depth[finite] = values.astype(np.float32)
+        return depth
+
+
+def _matrix_pose(m: np.ndarray) -> Pose3:
+    yaw, pitch, roll = rotation_to_ypr(m[:3, :3])
+    return Pose3(float(m[0, 3]), float(m[1, 3]), float(m[2, 3]), yaw, pitch, roll)

@@ -4,8 +4,9 @@ The world's <georeference> places the world origin at (lat0, lon0, h0) with the 
 world_to_enu_rotation from East. A world point is rotated into local East-North-Up coordinates, converted to
 Earth-centred Earth-fixed coordinates through the origin's ENU basis, and then to geodetic coordinates
 (WGS84, iterated to below a micrometre). Noise: horizontal_std_noise [m] on East and North,
-vertical_std_noise [m] on Up (defaults 2 m and 4 m as MVSim; 0 disables). Inside a `gps_no_coverage`
-property region there is no fix.
+vertical_std_noise [m] on Up (defaults 2 m and 4 m as MVSim; 0 disables), one sample per sensor_period
+(MVSim's default 0.1 s). Inside a `gps_no_coverage` property region there is no fix. Names and defaults:
+world/params/sensor_tables.py (sensor.gnss).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mvsim_ros.sensors.host_placement import host_matrix
-from mvsim_ros.sensors.sensor_params import number, positive_period
 from mvsim_ros.schedule import Periodic
+from mvsim_ros.world.sensors import sensor_node, sensor_values
 from mvsim_ros.world.specs import SensorSpec
+from mvsim_ros.world.values import fail
 
 WGS84_A = 6378137.0  #: semi-major axis [m]
 WGS84_F = 1.0 / 298.257223563  #: flattening
@@ -52,9 +54,14 @@ def ecef_to_geodetic(p: np.ndarray) -> tuple[float, float, float]:
 
 
 class GeoReference:
-    """World (x, y, z) [m] -> WGS84 (lat, lon [deg], h [m]) for a world origin and ENU rotation."""
+    """World (x, y, z) [m] -> WGS84 (lat, lon [deg], h [m]) for a world origin and ENU rotation.
 
-    def __init__(self, latitude_deg: float, longitude_deg: float, height: float, world_to_enu_rotation: float):
+    offset [m]: subtracted from world points first: (0, 0, 0), or for a world in UTM coordinates
+    (<georeference><world_is_utm>) the reference point's UTM easting, northing and height, as MVSim does."""
+
+    def __init__(self, latitude_deg: float, longitude_deg: float, height: float, world_to_enu_rotation: float,
+                 offset: tuple[float, float, float] = (0.0, 0.0, 0.0)):
+        self.offset = offset
         self.lat0, self.lon0 = math.radians(latitude_deg), math.radians(longitude_deg)
         self.origin = geodetic_to_ecef(self.lat0, self.lon0, height)
         sl, cl = math.sin(self.lat0), math.cos(self.lat0)
@@ -65,6 +72,7 @@ class GeoReference:
     def world_to_enu(self, x: float, y: float, z: float) -> np.ndarray:
         """ENU offsets [m] of a world point from the origin."""
         c, s = math.cos(self.rotation), math.sin(self.rotation)
+        x, y, z = x - self.offset[0], y - self.offset[1], z - self.offset[2]
         return np.array([c * x - s * y, s * x + c * y, z])
 
     def enu_to_geodetic(self, enu: np.ndarray) -> tuple[float, float, float]:
@@ -94,9 +102,12 @@ class Gnss:
         self.geo = geo
         self.no_coverage = no_coverage  # regions with .contains(x, y, z)
         self.rng = rng
-        self.period = positive_period(spec, 1.0)
-        self.horizontal_noise = number(spec, "horizontal_std_noise", default=2.0)
-        self.vertical_noise = number(spec, "vertical_std_noise", default=4.0)
+        values = sensor_values(spec)
+        self.period = values["sensor_period"]
+        if self.period <= 0:
+            raise fail(sensor_node(spec), f"sensor '{spec.name}': sensor_period must be > 0")
+        self.horizontal_noise = values["horizontal_std_noise"]
+        self.vertical_noise = values["vertical_std_noise"]
         self.schedule = Periodic(self.period)
 
     def due(self, now: float) -> bool:

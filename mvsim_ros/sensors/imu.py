@@ -1,4 +1,5 @@
-"""IMU: angular velocity, specific force (acceleration minus gravity) and orientation of the sensor frame.
+"""IMU: angular velocity, specific force (acceleration minus gravity) and, optionally, orientation of the sensor
+frame.
 
 The physics moves the vehicle in the horizontal plane (Box2D) and the terrain gives it a height, pitch and roll.
 The sensor point at r (horizontal offset from the reference point, world frame) accelerates horizontally at
@@ -7,9 +8,15 @@ a_ref + alpha x r - omega^2 r; on terrain its vertical acceleration is that of t
 minus gravity, i.e. plus (0, 0, +g) at rest, expressed in the sensor frame: the host's yaw, pitch and roll and the
 mounting rotation included, so at rest on a slope facing uphill it reads (g sin theta, 0, g cos theta). The
 gyroscope reads the body's yaw rate about world z in the sensor frame (the slow pitch and roll rates of driving
-over terrain are left out). Each axis gets white Gaussian noise (angular_velocity_std_noise
-[rad/s], linear_acceleration_std_noise [m/s^2]) plus a bias that random-walks
-(angular_velocity_bias_random_walk [rad/s/sqrt(s)], linear_acceleration_bias_random_walk [m/s^2/sqrt(s)]).
+over terrain are left out). Each axis gets white Gaussian noise (angular_velocity_white_noise_std_noise [rad/s],
+linear_acceleration_white_noise_std_noise [m/s^2]; MVSim's defaults 2e-4 and 0.017) plus a bias that random-walks
+(angular_velocity_random_walk_std_noise [rad/s/sqrt(s)], linear_acceleration_random_walk_std_noise
+[m/s^2/sqrt(s)]) by one step per sample over the time since the previous one (the sensor period).
+
+With measure_orientation, the reading also carries the sensor frame's orientation in the world (rotated into
+East-North-Up by the <georeference>'s world_to_enu_rotation when the world has one), turned by a random rotation
+whose rotation vector has a Gaussian component of std. dev. orientation_std_noise [rad] about each sensor axis.
+Names and defaults: world/params/sensor_tables.py (sensor.imu).
 """
 
 from __future__ import annotations
@@ -21,15 +28,17 @@ import numpy as np
 
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.sensors.host_placement import pose6
-from mvsim_ros.sensors.sensor_params import number, positive_period
 from mvsim_ros.schedule import Periodic
+from mvsim_ros.world.sensors import sensor_node, sensor_values
 from mvsim_ros.world.specs import SensorSpec
+from mvsim_ros.world.values import fail
 
 
 @dataclass
 class ImuReading:
     """One IMU sample: angular velocity [rad/s] and specific force [m/s^2] in the sensor frame, and the sensor
-    frame's orientation in the world (3x3 rotation matrix, sensor axes in world coordinates)."""
+    frame's orientation (3x3 rotation matrix, sensor axes in world coordinates; with measure_orientation, in ENU
+    coordinates and with its noise)."""
 
     angular_velocity: np.ndarray
     linear_acceleration: np.ndarray
@@ -39,18 +48,28 @@ class ImuReading:
 class Imu:
     """An IMU at `spec.pose` on its host `vehicle`: a vehicle index, or suite.WORLD_HOST for a world-level IMU
     (fixed in the world: read with zero pose, velocity and acceleration, it gives its own orientation, zero
-    angular velocity and +g along world z in its frame)."""
+    angular velocity and +g along world z in its frame). world_to_enu [rad]: rotation of the world's x axis from
+    East (the world's <georeference>), applied to the measured orientation."""
 
-    def __init__(self, spec: SensorSpec, vehicle: int, gravity: float, rng: np.random.Generator):
+    def __init__(self, spec: SensorSpec, vehicle: int, gravity: float, rng: np.random.Generator,
+                 world_to_enu: float = 0.0):
         self.spec = spec
         self.vehicle = vehicle
         self.gravity = gravity
         self.rng = rng
-        self.period = positive_period(spec, 0.05)
-        self.gyro_noise = number(spec, "angular_velocity_std_noise", default=0.0)
-        self.accel_noise = number(spec, "linear_acceleration_std_noise", default=0.0)
-        self.gyro_walk = number(spec, "angular_velocity_bias_random_walk", default=0.0)
-        self.accel_walk = number(spec, "linear_acceleration_bias_random_walk", default=0.0)
+        values = sensor_values(spec)
+        self.period = values["sensor_period"]
+        if self.period <= 0:
+            raise fail(sensor_node(spec), f"sensor '{spec.name}': sensor_period must be > 0")
+        self.gyro_noise = values["angular_velocity_white_noise_std_noise"]
+        self.accel_noise = values["linear_acceleration_white_noise_std_noise"]
+        self.gyro_walk = values["angular_velocity_random_walk_std_noise"]
+        self.accel_walk = values["linear_acceleration_random_walk_std_noise"]
+        #: Whether readings carry a measured orientation, and its noise [rad].
+        self.measure_orientation = values["measure_orientation"]
+        self.orientation_noise = values["orientation_std_noise"]
+        c, s = math.cos(world_to_enu), math.sin(world_to_enu)
+        self._enu_from_world = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
         self.gyro_bias = np.zeros(3)
         self.accel_bias = np.zeros(3)
         self.mount = spec.pose.rotation()
@@ -78,7 +97,22 @@ class Imu:
             self.accel_bias += self.rng.normal(0.0, self.accel_walk * math.sqrt(self.period), 3)
         gyro = gyro + self.gyro_bias + (self.rng.normal(0.0, self.gyro_noise, 3) if self.gyro_noise > 0 else 0.0)
         accel = accel + self.accel_bias + (self.rng.normal(0.0, self.accel_noise, 3) if self.accel_noise > 0 else 0.0)
-        return ImuReading(gyro, accel, sensor_to_world)
+        orientation = sensor_to_world
+        if self.measure_orientation:
+            orientation = self._enu_from_world @ sensor_to_world
+            if self.orientation_noise > 0:
+                orientation = orientation @ rotation_vector_matrix(self.rng.normal(0.0, self.orientation_noise, 3))
+        return ImuReading(gyro, accel, orientation)
+
+
+def rotation_vector_matrix(v: np.ndarray) -> np.ndarray:
+    """The rotation matrix of rotation vector `v` [rad] (axis v/|v|, angle |v|; Rodrigues' formula)."""
+    angle = float(np.linalg.norm(v))
+    if angle < 1e-12:
+        return np.eye(3)
+    k = np.asarray(v, dtype=float) / angle
+    cross = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * cross + (1.0 - math.cos(angle)) * cross @ cross
 
 
 @kernel

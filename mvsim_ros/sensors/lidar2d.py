@@ -4,16 +4,21 @@ Beams are spread evenly over the field of view, from -fov/2 (right) to +fov/2 (l
 sensor_msgs/LaserScan orders them. A beam returns the distance to the first solid fixture it meets: occupancy-grid
 walls, <walls>, vertical planes, blocks and actors whose height span contains the sensor's height (from their
 initial z: a block's zmin..zmax, an actor's 0..collision_height), and other vehicles when
-`bodies_visible` is true (never the sensor's own vehicle, never intangible bodies). Beyond range_max (or
+`bodies_visible` is true (never the sensor's own vehicle, never intangible bodies). Beyond max_range (or
 below range_min) a beam reads +inf ("no return", REP 117). Noise: a Gaussian range error (range_std_noise [m])
-and a Gaussian bearing error (angle_std_noise_deg) per beam, from a seeded generator.
+and a Gaussian bearing error (angle_std_noise_deg) per beam, from a seeded generator (MVSim's defaults:
+0.01 m and 0.01 deg, so a lidar without noise tags is noisy; set both to 0 for exact ranges).
 
 `raytrace_3d` true: the ranges are measured on the GPU instead (`render_scan`), so the beam sees 3D shapes (a
 table top above the beam, a block below it: no return). The scene is rendered as one to four depth faces side by
 side covering the field of view (each <= 90 deg wide, a few rows tall, the beam plane through the middle row) from
 the sensor's full `<pose_3d>`; each beam reads its exact sub-pixel column by linear interpolation of inverse depth
-(exact on planar surfaces; the nearest pixel where a neighbour has no return). Same noise, range limits and
-visibility rules (own vehicle never seen, others only with bodies_visible) as the 2D path.
+(exact on planar surfaces; the nearest pixel where a neighbour has no return). Same noise and range limits as
+the 2D path; other vehicles are seen only with bodies_visible, and the sensor's own vehicle is rendered (and seen)
+unless `ignore_parent_body` is true, as in MVSim (the 2D path never sees it).
+
+Parameters, their MVSim names and defaults: world/params/sensor_tables.py (sensor.laser). The sensor's height is
+the z of its pose (`height`, or `pose_3d`): the 2D path uses it to tell which blocks and actors its plane cuts.
 """
 
 from __future__ import annotations
@@ -30,54 +35,40 @@ from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.bodies import BodyTag
 from mvsim_ros.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix, matrix_pose6, pose6
+from mvsim_ros.world.sensors import sensor_node, sensor_values
 from mvsim_ros.world.specs import SensorSpec, WorldSpec
-from mvsim_ros.world.values import fail, parse_bool, parse_float
-from mvsim_ros.world.xml_tree import XmlNode
+from mvsim_ros.world.values import fail
 
 
 @dataclass
 class LidarParams:
-    """Parameters of a 2D lidar: fov [rad], rays, range_min/max [m], noise std [m, rad], period [s]."""
+    """Parameters of a 2D lidar: fov [rad], rays, range_min/max [m], noise std [m, rad], period [s]; defaults and
+    names: world/params/sensor_tables.py (sensor.laser)."""
 
-    fov: float = math.pi
-    rays: int = 181
-    range_min: float = 0.01
-    range_max: float = 30.0
-    range_noise: float = 0.0
-    angle_noise: float = 0.0
-    bodies_visible: bool = True
-    period: float = 0.1
-    raytrace_3d: bool = False
+    fov: float
+    rays: int
+    range_min: float
+    range_max: float
+    range_noise: float
+    angle_noise: float
+    bodies_visible: bool
+    period: float
+    raytrace_3d: bool
+    ignore_parent_body: bool
 
     @classmethod
     def from_spec(cls, spec: SensorSpec) -> "LidarParams":
-        """Read MVSim's tag names (fov_degrees, nrays, range_max / maxRange, ...) from a sensor spec."""
-        node = XmlNode(tag="sensor", attrib={}, file=spec.source.file if spec.source else "",
-                       line=spec.source.line if spec.source else 0)
-        p = spec.params
-
-        def number(*names: str, default: float) -> float:
-            for name in names:
-                if name in p:
-                    return parse_float(p[name], node, f"sensor '{spec.name}' {name}")
-            return default
-
-        params = cls(
-            fov=math.radians(number("fov_degrees", default=180.0)),
-            rays=int(number("nrays", default=181)),
-            range_min=number("range_min", "minRange", default=0.01),
-            range_max=number("range_max", "maxRange", default=30.0),
-            range_noise=number("range_std_noise", default=0.0),
-            angle_noise=math.radians(number("angle_std_noise_deg", default=0.0)),
-            bodies_visible=parse_bool(p["bodies_visible"], node, "bodies_visible") if "bodies_visible" in p
-            else True,
-            period=number("sensor_period", default=0.1),
-            raytrace_3d=parse_bool(p["raytrace_3d"], node, "raytrace_3d") if "raytrace_3d" in p else False,
-        )
+        """The lidar's parameters from its spec (read through the sensor.laser table)."""
+        v = sensor_values(spec)
+        params = cls(fov=v["fov_degrees"], rays=v["nrays"], range_min=v["range_min"], range_max=v["max_range"],
+                     range_noise=v["range_std_noise"], angle_noise=v["angle_std_noise_deg"],
+                     bodies_visible=v["bodies_visible"], period=v["sensor_period"], raytrace_3d=v["raytrace_3d"],
+                     ignore_parent_body=v["ignore_parent_body"])
         if params.rays < 2 or not 0 < params.fov <= 2 * math.pi or params.range_max <= params.range_min:
-            raise fail(node, f"sensor '{spec.name}': needs nrays >= 2, 0 < fov_degrees <= 360, range_max > range_min")
+            raise fail(sensor_node(spec), f"sensor '{spec.name}': needs nrays >= 2, 0 < fov_degrees <= 360, "
+                                          "max_range > range_min")
         if params.period <= 0:
-            raise fail(node, f"sensor '{spec.name}': sensor_period must be > 0")
+            raise fail(sensor_node(spec), f"sensor '{spec.name}': sensor_period must be > 0")
         return params
 
     @property
@@ -119,6 +110,9 @@ class Lidar2D:
         self.params = LidarParams.from_spec(spec)
         self.rng = rng
         self._angles = self.params.angles
+        #: Noise drawn ahead for scans measured elsewhere (noise_ahead), and the first not used yet.
+        self._ahead = np.zeros((0, 2, self.params.rays))
+        self._ahead_next = 0
         z = spec.pose.z
         self._visible_blocks = [b.init_pose.z + b.zmin <= z <= b.init_pose.z + b.zmax for b in world.blocks]
         self._visible_actors = [a.init_pose.z <= z <= a.init_pose.z + a.collision_height for a in world.actors]
@@ -160,15 +154,56 @@ class Lidar2D:
         c, s = math.cos(yaw), math.sin(yaw)
         origin = (x + c * pose.x - s * pose.y, y + s * pose.x + c * pose.y)
         p = self.params
+        bearing_error, range_error = self._next_noise()
         bearings = yaw + pose.yaw + self._angles
         if p.angle_noise > 0:
-            bearings = bearings + self.rng.normal(0.0, p.angle_noise, bearings.size)
+            bearings = bearings + bearing_error
         ranges = self._cast(box2d_world, origin, bearings)
         if p.range_noise > 0:
-            ranges = ranges + self.rng.normal(0.0, p.range_noise, ranges.size)
+            ranges = ranges + range_error
         ranges[(ranges < p.range_min) | (ranges > p.range_max)] = np.inf
         self.latest = ScanSample(ranges, (origin[0], origin[1], z + pose.z, yaw + pose.yaw, 0.0, 0.0))
         return ranges
+
+    @property
+    def noisy(self) -> bool:
+        """Whether the scans carry bearing or range noise."""
+        return self.params.angle_noise > 0 or self.params.range_noise > 0
+
+    def noise_ahead(self, count: int) -> np.ndarray:
+        """The bearing and range errors [rad, m] of the next `count` scans, (count, 2, rays) (zeros where that
+        noise is off): drawn now from the lidar's generator where not drawn yet, in the order the scans draw them,
+        so a scan measured elsewhere (the compiled path) with these numbers equals `scan`'s. `skip_noise` then
+        marks the ones used."""
+        left = len(self._ahead) - self._ahead_next
+        if left < count:
+            new = np.zeros((count - left, 2, self.params.rays))
+            for block in new:
+                self._draw_noise(block)
+            self._ahead = np.concatenate([self._ahead[self._ahead_next:], new])
+            self._ahead_next = 0
+        return self._ahead[self._ahead_next:self._ahead_next + count]
+
+    def skip_noise(self, count: int) -> None:
+        """Mark the first `count` blocks of `noise_ahead` as used by scans measured elsewhere."""
+        self._ahead_next = min(len(self._ahead), self._ahead_next + count)
+
+    def _draw_noise(self, block: np.ndarray) -> None:
+        p = self.params
+        if p.angle_noise > 0:
+            block[0] = self.rng.normal(0.0, p.angle_noise, p.rays)
+        if p.range_noise > 0:
+            block[1] = self.rng.normal(0.0, p.range_noise, p.rays)
+
+    def _next_noise(self) -> tuple[np.ndarray, np.ndarray]:
+        """This scan's bearing and range errors: the next of those drawn ahead, else drawn now."""
+        if self._ahead_next < len(self._ahead):
+            block = self._ahead[self._ahead_next]
+            self._ahead_next += 1
+        else:
+            block = np.zeros((2, self.params.rays))
+            self._draw_noise(block)
+        return block[0], block[1]
 
     def hidden_bodies(self, box2d_world: Box2D.b2World) -> np.ndarray:
         """Sorted addresses (box2d_native.address) of the bodies this lidar does not see: its own vehicle, other
@@ -218,21 +253,12 @@ class Lidar2D:
         mats = [pose3_matrix(self.spec.pose, rot @ _rz(c) @ BODY_TO_OPTICAL) for c in centres]
         return intr, mats, centres, width
 
-    @contextmanager
-    def _hidden_bodies(self, scene):
-        """Move the own vehicle (and, without bodies_visible, every vehicle) far out of sight while rendering."""
-        saved = getattr(scene, "vehicle_poses", None)
-        if not isinstance(saved, np.ndarray) or saved.ndim != 2 or len(saved) == 0:
-            yield
-            return
-        moved = saved.copy()
-        hide = np.ones(len(saved), bool) if not self.params.bodies_visible else np.arange(len(saved)) == self.vehicle
-        moved[hide, :2] = _FAR_AWAY
-        scene.vehicle_poses = moved
-        try:
-            yield
-        finally:
-            scene.vehicle_poses = saved
+    def _unrendered(self, count: int) -> np.ndarray:
+        """Which of `count` vehicles are not rendered: the own one with ignore_parent_body, every one without
+        bodies_visible."""
+        if not self.params.bodies_visible:
+            return np.ones(count, bool)
+        return (np.arange(count) == self.vehicle) & self.params.ignore_parent_body
 
     def render_scan(self, scene, vehicle_pose) -> np.ndarray:
         """Ranges [m] of every beam (+inf: no return) measured by rendering `scene` (a sensors.scene.Scene) on
@@ -245,12 +271,13 @@ class Lidar2D:
         intr, mats, centres, width = self._faces
         p = self.params
         base = host_matrix(vehicle_pose)
-        with self._hidden_bodies(scene):
+        with vehicles_hidden(scene, self._unrendered):
             rows = np.stack([render(scene, self._targets, intr, base @ m, want_rgb=False).depth[1]
                              for m in mats]).astype(float)  # (faces, cols): the beam-plane row
+        bearing_error, range_error = self._next_noise()
         bearings = self._angles
         if p.angle_noise > 0:
-            bearings = bearings + self.rng.normal(0.0, p.angle_noise, bearings.size)
+            bearings = bearings + bearing_error
         face = np.clip(np.floor((bearings + 0.5 * p.fov) / width).astype(int), 0, len(centres) - 1)
         delta = bearings - centres[face]
         cols = intr.ncols
@@ -265,14 +292,35 @@ class Lidar2D:
         z = np.where(np.isfinite(z0) & np.isfinite(z1), z, nearest)
         ranges = z / np.cos(delta)
         if p.range_noise > 0:
-            ranges = ranges + self.rng.normal(0.0, p.range_noise, ranges.size)
+            ranges = ranges + range_error
         ranges[~(ranges >= p.range_min) | (ranges > p.range_max)] = np.inf
         self.latest = ScanSample(ranges, matrix_pose6(base @ self._mount_matrix))
         return ranges
 
 
-#: Where hidden vehicles are placed while a raytrace_3d lidar renders [m]: beyond any far plane.
+#: Where hidden vehicles are placed while a lidar renders [m]: beyond any far plane.
 _FAR_AWAY = 1e7
+
+
+@contextmanager
+def vehicles_hidden(scene, hidden):
+    """Move the vehicles that `hidden(count)` marks (a boolean mask over the scene's vehicles) far out of sight
+    while rendering `scene`."""
+    saved = getattr(scene, "vehicle_poses", None)
+    if not isinstance(saved, np.ndarray) or saved.ndim != 2 or len(saved) == 0:
+        yield
+        return
+    hide = hidden(len(saved))
+    if not hide.any():
+        yield
+        return
+    moved = saved.copy()
+    moved[hide, :2] = _FAR_AWAY
+    scene.vehicle_poses = moved
+    try:
+        yield
+    finally:
+        scene.vehicle_poses = saved
 
 
 def _rz(angle: float) -> np.ndarray:

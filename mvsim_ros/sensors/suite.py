@@ -102,8 +102,11 @@ def build_sensors(world: WorldSpec, seed: int = 0) -> Sensors:
     (`noise_generator`), so the same world and seed give the same noise."""
     out = Sensors()
     geo = world.georeference
-    reference = (GeoReference(geo.latitude_deg, geo.longitude_deg, geo.height, geo.world_to_enu_rotation_rad)
-                 if geo is not None and not geo.world_is_utm else None)
+    reference = None
+    if geo is not None:
+        offset = tuple(geo.world_to_local(0.0, 0.0, 0.0))  # minus the UTM reference point in a UTM world
+        reference = GeoReference(geo.latitude_deg, geo.longitude_deg, geo.height, geo.world_to_enu_rotation_rad,
+                                 offset=(-offset[0], -offset[1], -offset[2]))
     no_coverage = [e for e in world.elements if getattr(e, "property_name", None) == "gps_no_coverage"
                    and getattr(e, "value", False) is True]
     hosts = [(index, vehicle.sensors, f"vehicle '{vehicle.name}' sensor")
@@ -127,7 +130,9 @@ def _add(out: Sensors, sensor: SensorSpec, host: int, rng: np.random.Generator, 
     if sensor.kind == "laser":
         out.lidars.append(Lidar2D(sensor, host, world, rng))
     elif sensor.kind == "imu":
-        out.imus.append(Imu(sensor, host, world.gravity, rng))
+        geo = world.georeference
+        out.imus.append(Imu(sensor, host, world.gravity, rng,
+                            geo.world_to_enu_rotation_rad if geo is not None else 0.0))
     elif sensor.kind == "gnss" and reference is not None:
         out.gnss.append(Gnss(sensor, host, reference, no_coverage, rng))
     elif sensor.kind in ("camera", "rgbd_camera"):

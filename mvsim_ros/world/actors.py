@@ -1,7 +1,7 @@
 """``<actor:class>`` and ``<actor>`` (MVSim 1.2's animated pedestrians) -> ActorSpec.
 
-An actor is kinematic: it walks its waypoint path at its own speed, whatever pushes it. Parameters (class first,
-then the instance's own tags win, as MVSim's ``HumanActor::factory`` reads them):
+An actor is kinematic: it walks its waypoint path at its own speed, whatever pushes it. Parameters, read through
+the actor tables (params/world_tables.py; class first, then the instance's own tags win, as MVSim reads them):
 
 =======================  =========  =====================================================================
 tag                      default    meaning
@@ -29,17 +29,16 @@ from typing import Callable
 
 from mvsim_ros.world.specs import Point2, Pose3, SourceRef
 from mvsim_ros.world.bounds import BOUNDS
+from mvsim_ros.world.param_reading import read_params
+from mvsim_ros.world.params.world_tables import ACTOR, ACTOR_PATH, ACTOR_WAYPOINT
 from mvsim_ros.world.values import (
     POSE2D_QUANTITIES,
     POSE3D_QUANTITIES,
     bounded,
     fail,
     parse_bool,
-    parse_bounded,
-    parse_float,
     parse_floats,
     parse_init_pose,
-    positive,
     range_note,
 )
 from mvsim_ros.world.vehicles import polygon
@@ -52,12 +51,7 @@ Warn = Callable[[XmlNode, str], None]
 MAX_WAYPOINTS = int(BOUNDS["waypoints"].high)
 #: Waypoint animation hints MVSim knows.
 ANIMATION_HINTS = ("walk", "run", "idle")
-_NUMBERS = {"walking_speed": "walking_speed [m/s]", "running_speed": "running_speed [m/s]",
-            "height": "height [m]", "collision_radius": "collision_radius [m]",
-            "collision_height": "collision_height [m]"}
 _CLIP_NAMES = ("animation_idle", "animation_walk", "animation_run")
-_QUANTITIES = {"walking_speed": "actor_speed", "running_speed": "actor_speed", "height": "actor_size",
-               "collision_radius": "actor_size", "collision_height": "actor_size"}
 
 
 @dataclass
@@ -103,48 +97,37 @@ def build_actor(node: XmlNode, classes: dict[str, XmlNode], warn: Warn) -> Actor
         valid = ", ".join(sorted(classes)) or "none defined"
         raise fail(node, f"unknown actor class '{class_name}' (defined actor classes: {valid})")
     actor = ActorSpec(name=name, class_name=class_name, source=SourceRef(node.file, node.line, node.tag))
+    values = None
     for source in ([classes[class_name]] if class_name else []) + [node]:
-        _apply_tags(actor, source, warn)
-    if actor.collision_radius <= 0 or actor.collision_height <= 0:
-        raise fail(node, f"actor '{name}': collision_radius and collision_height must be > 0")
+        values = read_params(ACTOR, source, warn, label=f"actor '{name}'", base=values,
+                             handled_tags=("visual", "path"))
+        for child in source.children:
+            if child.tag == "visual":
+                actor.visual = parse_visual(child, warn)
+            elif child.tag == "path":
+                actor.path, actor.loop = parse_path(child, warn)
+    for key in ("walking_speed", "running_speed", "height", "collision_radius", "collision_height"):
+        setattr(actor, key, values[key])
+    actor.turning_rate = math.radians(values["turning_rate"])
+    actor.clips = {key.removeprefix("animation_"): values[key] for key in _CLIP_NAMES if key in values.given}
+    if values["shape"] is not None:
+        actor.shape = polygon(values["shape"])
+    if values["skip_elevation_adjust"] is not None:  # MVSim skips whenever the tag is present; "false" adjusts
+        flag = values["skip_elevation_adjust"]
+        actor.skip_elevation_adjust = parse_bool(flag.text or "true", flag, "skip_elevation_adjust")
+    if "init_pose" in values.given:  # MVSim reads <init_pose> first, <init_pose3d> only without it
+        actor.init_pose = parse_init_pose(values.nodes["init_pose"])
+    elif "init_pose3d" in values.given:
+        actor.init_pose = parse_init_pose(values.nodes["init_pose3d"])
     return actor
-
-
-def _apply_tags(actor: ActorSpec, node: XmlNode, warn: Warn) -> None:
-    poses: dict[str, Pose3] = {}
-    for child in node.children:
-        tag = child.tag
-        if tag in _NUMBERS:
-            value = positive(parse_float(child.text, child, _NUMBERS[tag]), child, tag, _QUANTITIES[tag])
-            setattr(actor, tag, bounded(value, child, _QUANTITIES[tag], _NUMBERS[tag]))
-        elif tag == "turning_rate":
-            actor.turning_rate = math.radians(parse_bounded(child.text, child, "angular_velocity",
-                                                            "turning_rate [deg/s]"))
-        elif tag in _CLIP_NAMES:
-            actor.clips[tag.removeprefix("animation_")] = child.text.strip()
-        elif tag == "shape":
-            actor.shape = polygon(child)
-        elif tag == "visual":
-            actor.visual = parse_visual(child, warn)
-        elif tag in ("init_pose", "init_pose3d"):
-            poses.setdefault(tag, parse_init_pose(child))
-        elif tag == "skip_elevation_adjust":
-            actor.skip_elevation_adjust = parse_bool(child.text or "true", child, "skip_elevation_adjust")
-        elif tag == "path":
-            actor.path, actor.loop = parse_path(child, warn)
-        else:
-            warn(child, f"unknown tag inside actor '{actor.name}'; skipped")
-    if poses:  # MVSim reads <init_pose> first, <init_pose3d> only without it
-        actor.init_pose = poses.get("init_pose", poses.get("init_pose3d"))
 
 
 def parse_path(node: XmlNode, warn: Warn) -> tuple[list[Waypoint], bool]:
     """``<path loop="...">`` -> (waypoints, loop). MVSim loops unless loop is "false"/"0"."""
-    loop = parse_bool(node.attrib["loop"], node, "path loop") if "loop" in node.attrib else True
+    loop = read_params(ACTOR_PATH, node, warn, label="<path>", handled_tags=("waypoint",))["loop"]
     waypoints = []
     for child in node.children:
         if child.tag != "waypoint":
-            warn(child, "unknown tag inside <path>; skipped (valid: waypoint)")
             continue
         what = "waypoint 'x y yaw_deg' or 'x y z yaw_deg pitch_deg roll_deg'"
         values = parse_floats(child.text, child, what, (3, 6))
@@ -155,14 +138,13 @@ def parse_path(node: XmlNode, warn: Warn) -> tuple[list[Waypoint], bool]:
         else:
             x, y, z, yaw, pitch, roll = values
             pose = Pose3(x, y, z, math.radians(yaw), math.radians(pitch), math.radians(roll))
-        pause = parse_float(child.attrib.get("pause", "0"), child, "waypoint pause [s]")
-        if pause < 0:
-            raise fail(child, f"waypoint pause must be >= 0 [s], got {pause:g}{range_note('duration')}")
-        bounded(pause, child, "duration", "waypoint pause [s]")
-        hint = child.attrib.get("animation", "").strip()
+        attributes = read_params(ACTOR_WAYPOINT, child, warn, label="<waypoint>")
+        if attributes["pause"] < 0:
+            raise fail(child, f"waypoint pause must be >= 0 [s], got {attributes['pause']:g}")
+        hint = attributes["animation"]
         if hint and hint not in ANIMATION_HINTS:
             raise fail(child, f"unknown waypoint animation '{hint}'; valid: {', '.join(ANIMATION_HINTS)}")
-        waypoints.append(Waypoint(pose, pause, "" if hint == "walk" else hint))
+        waypoints.append(Waypoint(pose, attributes["pause"], "" if hint == "walk" else hint))
         if len(waypoints) > MAX_WAYPOINTS:
             raise fail(child, f"more than {MAX_WAYPOINTS} waypoints in one path{range_note('waypoints')}")
     return waypoints, loop

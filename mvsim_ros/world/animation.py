@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -106,8 +107,13 @@ class KeyframeTrack:
         return (*self.positions[k], *quaternion_yaw_pitch_roll(self.quaternions[k]))
 
 
-def parse_animation(node: XmlNode) -> KeyframeAnimation:
-    """Read ``<animation type="keyframes">`` (WorldFileError naming file, line and tag for anything else)."""
+def parse_animation(node: XmlNode, warn: Callable[[XmlNode, str], None] | None = None) -> KeyframeAnimation:
+    """Read ``<animation type="keyframes">`` (WorldFileError naming file, line and tag for anything else).
+    ``warn(node, message)``, if given, hears about attributes other than type (skipped)."""
+    if warn is not None:
+        for key in node.attrib:
+            if key != "type":
+                warn(node, f"unknown attribute {key}=\"...\" for <animation>; skipped (known: type)")
     kind = node.attrib.get("type")
     if kind is None:
         raise fail(node, '<animation> needs a type="keyframes" attribute')

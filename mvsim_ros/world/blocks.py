@@ -1,26 +1,20 @@
-"""<block:class> and <block> elements -> BlockSpec (obstacles: shape, mass, friction, pose, visual)."""
+"""<block:class> and <block> elements -> BlockSpec (obstacles: shape, mass, friction, restitution, damping, pose,
+velocity, visual), read through the block table (params/world_tables.py) with MVSim's names and defaults."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Callable
 
 from mvsim_ros.world.block_geometry import parse_geometry
 from mvsim_ros.world.sensors import group_text
 from mvsim_ros.world.animation import parse_animation
-from mvsim_ros.world.specs import BlockSpec, Pose3, SourceRef
-from mvsim_ros.world.values import (
-    bounded,
-    fail,
-    parse_bool,
-    parse_bounded,
-    parse_color,
-    parse_float,
-    parse_init_pose,
-    positive,
-    range_note,
-)
+from mvsim_ros.world.specs import BlockSpec, SourceRef, Twist2
+from mvsim_ros.world.param_reading import read_params
+from mvsim_ros.world.params.world_tables import BLOCK
+from mvsim_ros.world.values import fail, parse_bool, parse_bounded_floats, parse_init_pose
 from mvsim_ros.world.body_checks import check_inertia, check_outline, outline_part
 from mvsim_ros.world.vehicles import polygon
 from mvsim_ros.world.visual_models import load_model_footprint, parse_visual
@@ -31,7 +25,10 @@ Rename = Callable[[XmlNode, dict[str, str]], XmlNode]
 
 #: MVSim's default block outline: a 1 m square centred on the block's origin.
 DEFAULT_BLOCK_SHAPE = [(-0.5, -0.5), (-0.5, 0.5), (0.5, 0.5), (0.5, -0.5)]
-_IGNORED_FOR_NOW = frozenset({"init_vel", "lateral_friction", "restitution"})
+#: Heights [m] of a block that gives neither zmin nor zmax (nor a geometry or model to take them from).
+DEFAULT_ZMIN_M, DEFAULT_ZMAX_M = 0.0, 1.0
+#: Tags read here rather than by the table's scalar reading (every <visual> is looked at, the last one kept).
+_OWN_TAGS = ("visual",)
 
 
 def build_block(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename: Rename) -> BlockSpec:
@@ -44,56 +41,32 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename: 
         raise fail(node, f"unknown block class '{class_name}' (defined block classes: {valid})")
     items = (list(classes[class_name].children) if class_name else []) + list(node.children)
     items = [rename(child, {"NAME": name}) for child in items]
+    values = read_params(BLOCK, node, warn, children=items, handled_tags=_OWN_TAGS, label=f"block '{name}'")
 
-    block = BlockSpec(name=name, shape=list(DEFAULT_BLOCK_SHAPE), source=SourceRef(node.file, node.line, node.tag))
-    z_given = False
-    shape_node = geometry_node = None
-    from_visual = False
-    visual_scale = None
-    poses: dict[str, Pose3] = {}
+    block = BlockSpec(name=name, shape=list(DEFAULT_BLOCK_SHAPE), source=SourceRef(node.file, node.line, node.tag),
+                      mass=values["mass"], ground_friction=values["ground_friction"],
+                      lateral_friction=values["lateral_friction"], restitution=values["restitution"],
+                      color=values["color"], static=values["static"], intangible=values["intangible"],
+                      linear_damping=values["linear_damping"], angular_damping=values["angular_damping"])
+    z_given = values["zmin"] is not None or values["zmax"] is not None
+    block.zmin = DEFAULT_ZMIN_M if values["zmin"] is None else values["zmin"]
+    block.zmax = DEFAULT_ZMAX_M if values["zmax"] is None else values["zmax"]
+    shape_node, geometry_node = values["shape"], values["geometry"]
+    from_visual = values["shape_from_visual"] is not None
+    visual_scale = values["visual_scale"]
     for child in items:
-        tag = child.tag
-        if tag == "mass":
-            mass = positive(parse_float(child.text, child, "block mass [kg]"), child, "block mass", "mass")
-            block.mass = bounded(mass, child, "mass", "block mass [kg]")
-        elif tag in ("zmin", "zmax"):
-            setattr(block, tag, parse_bounded(child.text, child, "position", f"{tag} [m]"))
-            z_given = True
-        elif tag == "ground_friction":
-            block.ground_friction = parse_float(child.text, child, "ground friction")
-            if block.ground_friction < 0:
-                raise fail(child, f"ground friction must be >= 0{range_note('friction_coefficient')}")
-            bounded(block.ground_friction, child, "friction_coefficient", "ground friction")
-        elif tag == "color":
-            block.color = parse_color(child.text, child, "colour")
-        elif tag == "shape":
-            shape_node = child
-        elif tag == "geometry":
-            geometry_node = child
-        elif tag == "shape_from_visual":
-            from_visual = True
-        elif tag in ("static", "is_static"):
-            block.static = parse_bool(child.text, child, "static")
-        elif tag == "intangible":
-            block.intangible = parse_bool(child.text, child, "intangible")
-        elif tag in ("init_pose", "init_pose3d"):
-            poses[tag] = parse_init_pose(child)
-        elif tag == "skip_elevation_adjust":  # MVSim skips whenever the tag is present; "false" adjusts here
-            block.skip_elevation_adjust = parse_bool(child.text or "true", child, "skip_elevation_adjust")
-        elif tag == "animation":
-            block.animation = parse_animation(child)
-        elif tag == "visual":
-            block.visual = parse_visual(child)
-        elif tag == "publish":
-            block.publish = group_text(child)
-        elif tag == "visual_scale":  # MVSim: an instance's scale for its class's visual model
-            visual_scale = positive(parse_float(child.text, child, "visual_scale"), child, "visual_scale",
-                                    "model_scale")
-            bounded(visual_scale, child, "model_scale", "visual_scale")
-        elif tag in _IGNORED_FOR_NOW:
-            warn(child, "not used by this version; kept default")
-        else:
-            warn(child, f"unknown tag inside block '{name}'; skipped")
+        if child.tag == "visual":
+            block.visual = parse_visual(child, warn)
+    if values["skip_elevation_adjust"] is not None:  # MVSim skips whenever the tag is present; "false" adjusts
+        flag = values["skip_elevation_adjust"]
+        block.skip_elevation_adjust = parse_bool(flag.text or "true", flag, "skip_elevation_adjust")
+    if values["animation"] is not None:
+        block.animation = parse_animation(values["animation"], warn)
+    if values["publish"] is not None:
+        block.publish = group_text(values["publish"])
+    if "init_vel" in values.given:
+        block.init_vel = _init_vel(values.nodes["init_vel"])
+    poses = {key: parse_init_pose(values.nodes[key]) for key in ("init_pose", "init_pose3d") if key in values.given}
 
     if poses:  # the instance's tags follow the class's, so they win; MVSim prefers <init_pose> to <init_pose3d>
         block.init_pose = poses.get("init_pose", poses.get("init_pose3d"))
@@ -101,7 +74,7 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename: 
     if shape_node is not None:
         block.shape = polygon(shape_node)
     elif geometry_node is not None:
-        geometry = parse_geometry(geometry_node)
+        geometry = parse_geometry(geometry_node, warn=warn)
         block.geometry = geometry
         block.shape = list(geometry.footprint)
         if not z_given:
@@ -120,6 +93,13 @@ def build_block(node: XmlNode, classes: dict[str, XmlNode], warn: Warn, rename: 
         raise fail(node, f"block '{name}': zmax ({block.zmax:g}) must be above zmin ({block.zmin:g})")
     _check_outline(block, node)
     return block
+
+
+def _init_vel(node: XmlNode) -> Twist2:
+    """<init_vel> "vx vy omega" [m/s, m/s, deg/s] in the block's own frame, as a Twist2 [m/s, rad/s]."""
+    vx, vy, omega_deg = parse_bounded_floats(node.text, node, "init_vel 'vx vy omega_deg_per_s'",
+                                             ("velocity", "velocity", "angular_velocity"))
+    return Twist2(vx, vy, math.radians(omega_deg))
 
 
 def _check_outline(block: BlockSpec, node: XmlNode) -> None:

@@ -57,7 +57,7 @@ BOUNDS: dict[str, Bound] = {
     "solver_iterations": Bound(1, 100, "", "Box2D velocity/position iterations per step (MVSim: 8 and 3); "
                                "each one costs a pass over every contact"),
     "gravity": Bound(0.01, 100.0, "m/s^2", "wheel loads are mass x gravity; from a small asteroid to 10 g"),
-    "collision_threshold": Bound(0.0, 1e3, "m/s", "impact speed reported as a collision"),
+    "collision_threshold": Bound(0.0, 1e3, "m", "gap between two bodies below which they are in collision"),
     # Poses and motion
     "position": Bound(-1e5, 1e5, "m", f"{_FLOAT32}: 8 mm resolution at 100 km from the origin"),
     "angle": Bound(-1e4, 1e4, "deg", f"{_FLOAT32} angles; about 28 turns either way"),
@@ -95,8 +95,8 @@ BOUNDS: dict[str, Bound] = {
     "pivot_gain": Bound(1e-3, 1e4, "1/s", "articulation pivot motor gain"),
     # Joints
     "joint_length": Bound(0.0, 1e4, "m", "rope/rod lengths between two bodies"),
-    "joint_stiffness": Bound(0.0, 1e4, "Hz", "spring frequency of a distance joint (0 = rope)"),
-    "joint_damping": Bound(0.0, 1e3, "", "damping ratio of a distance joint"),
+    "joint_stiffness": Bound(0.0, 1e9, "N/m", "spring stiffness of a distance joint (0 = rope)"),
+    "joint_damping": Bound(0.0, 1e9, "N s/m", "spring damping of a distance joint"),
     # Actors
     "actor_speed": Bound(1e-3, 1e3, "m/s", "walking and running speeds"),
     "actor_size": Bound(1e-3, 1e3, "m", "height, collision radius and height of an actor"),

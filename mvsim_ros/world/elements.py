@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Union
@@ -35,20 +34,32 @@ from PIL import Image, UnidentifiedImageError
 from mvsim_ros.world.animation import parse_animation
 from mvsim_ros.world.bounded_io import open_image, read_data_file
 from mvsim_ros.world.bounds import BOUNDS
+from mvsim_ros.world.param_reading import read_params
+from mvsim_ros.world.params.table import SIMULATED, ParamTable, Values
+from mvsim_ros.world.params.world_tables import (
+    ELEMENT_ELEVATION_MAP,
+    ELEMENT_GROUND_GRID,
+    ELEMENT_HORIZONTAL_PLANE,
+    ELEMENT_POINTCLOUD,
+    ELEMENT_PROPERTY_REGION,
+    ELEMENT_SKYBOX,
+    ELEMENT_VERTICAL_PLANE,
+    ELEMENT_VERTICAL_PLANE_OPENING,
+    MARKER,
+    WALLS,
+)
 from mvsim_ros.world.resources import is_remote_uri, local_zip_parts, zip_member_problem
 from mvsim_ros.world.specs import Pose3, SourceRef
-from mvsim_ros.world.values import (
-    bounded,
-    fail,
-    parse_bool,
-    parse_bounded,
-    parse_color,
-    parse_float,
-    parse_floats,
-    parse_init_pose,
-    parse_pose3d,
-    positive,
-    range_note,
+from mvsim_ros.world.values import bounded, fail, parse_bounded, parse_floats, parse_init_pose, parse_pose3d
+from mvsim_ros.world.world_options import (  # noqa: F401 (re-exported: the world-level option blocks)
+    Georeference,
+    GuiOptions,
+    LightOptions,
+    WorldFileWarning,
+    parse_georeference,
+    parse_gui,
+    parse_lights,
+    warner,
 )
 from mvsim_ros.world.xml_tree import XmlNode
 
@@ -84,10 +95,6 @@ KNOWN_PROPERTIES: dict[str, type] = {"friction_mu": float, "friction_C_rr": floa
 
 # Tags that MVSim's Simulable base class reads for planes; this version keeps them without using them.
 _SIMULABLE_KEPT = frozenset({"init_vel", "publish", "animation", "skip_elevation_adjust"})
-
-
-class WorldFileWarning(UserWarning):
-    """Issued through :mod:`warnings` when a parser is called without a ``warn`` callback."""
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -151,6 +158,8 @@ class ElevationMapSpec:
     texture_extension_x/y [m]: size one texture copy covers (0 = stretch over the whole mesh).
     mesh_color: colour used when there is no texture. model_split_size [m]: render-chunk size (0 = one mesh).
     apply_kernel: the smoothing kernel applied to the heights (already applied), or None.
+    elevation_data_matrix_scale: factor applied to an inline elevation_data_matrix (already applied);
+    dem_offset: (x, y, z) [m] added to the points of a DEM file before resampling (already applied).
     """
 
     source: SourceRef
@@ -170,6 +179,8 @@ class ElevationMapSpec:
     mesh_color: str = "#a0e0a0"
     model_split_size: float = 0.0
     apply_kernel: np.ndarray | None = None
+    elevation_data_matrix_scale: float = 1.0
+    dem_offset: Point3 = (0.0, 0.0, 0.0)
     kept: list[KeptTag] = field(default_factory=list)
 
     @property
@@ -278,7 +289,7 @@ class VerticalPlaneSpec:
     y1: float = 10.0
     z: float = 0.0
     height: float = 3.0
-    thickness: float = 0.04
+    thickness: float = 0.02
     color: str = "#a0a0a0"
     enable_shadows: bool = True
     texture: Path | str | None = None
@@ -407,90 +418,6 @@ ElementSpec = Union[
 
 
 @dataclass
-class GuiOptions:
-    """``<gui>``: MVSim's GUI options (used only by a viewer).
-
-    win_w, win_h [px]; refresh_fps [Hz]; force_scale [m/N] for drawn forces; cam_distance [m],
-    cam_azimuth_rad / cam_elevation_rad (orbit camera), fov_rad (vertical field of view);
-    clip_plane_min/max [m]; cam_point_to (x, y, z) [m] the camera looks at; follow_vehicle: name or "".
-    """
-
-    source: SourceRef | None = None
-    win_w: int = 800
-    win_h: int = 600
-    start_maximized: bool = True
-    refresh_fps: int = 20
-    ortho: bool = False
-    show_forces: bool = False
-    show_sensor_points: bool = True
-    show_sensor_previews: bool = True
-    show_gui_panels: bool = True
-    show_trajectories: bool = False
-    force_scale: float = 0.01
-    cam_distance: float = 80.0
-    cam_azimuth_rad: float = math.radians(45.0)
-    cam_elevation_rad: float = math.radians(40.0)
-    fov_rad: float = math.radians(60.0)
-    clip_plane_min: float = 0.05
-    clip_plane_max: float = 10e3
-    cam_point_to: Point3 = (0.0, 0.0, 0.0)
-    follow_vehicle: str = ""
-    headless: bool = False
-
-
-@dataclass
-class Georeference:
-    """``<georeference>``: where the world origin is on Earth, for GNSS sensors.
-
-    latitude_deg, longitude_deg: geodetic coordinates of the world (0, 0, 0) [deg, WGS84];
-    height: its height over the WGS84 ellipsoid [m]; world_to_enu_rotation_rad: rotation of the world frame
-    with respect to East-North-Up (0 = +x points East); world_is_utm: world coordinates are UTM [m].
-    """
-
-    source: SourceRef | None = None
-    latitude_deg: float = 0.0
-    longitude_deg: float = 0.0
-    height: float = 0.0
-    world_to_enu_rotation_rad: float = 0.0
-    world_is_utm: bool = False
-
-
-@dataclass
-class LightOptions:
-    """``<lights>``: the directional light and shadow options (used only for rendering).
-
-    light_azimuth_rad / light_elevation_rad: direction of the light (elevation pi/2 = straight down);
-    light_clip_plane_min/max [m]; shadow_map_size [px]; shadow_cascades, sensor_shadow_cascades (1..4);
-    light_ambient / diffuse / specular: intensities (0..1); colours '#rrggbb';
-    eye_distance_to_shadow_map_extension [m/m]; minimum_shadow_map_extension_ratio (0..1).
-    extra_lights: ``<point_light>`` / ``<spot_light>`` entries, kept but not used by this version.
-    """
-
-    source: SourceRef | None = None
-    enable_shadows: bool = True
-    disable_lights_on_high_cpu_usage: bool = True
-    shadow_map_size: int = 2048
-    shadow_cascades: int = 4
-    sensor_shadow_cascades: int = 1
-    light_azimuth_rad: float = math.radians(45.0)
-    light_elevation_rad: float = math.radians(70.0)
-    light_clip_plane_min: float = 0.1
-    light_clip_plane_max: float = 900.0
-    shadow_bias: float = 1e-5
-    shadow_bias_cam2frag: float = 1e-5
-    shadow_bias_normal: float = 1e-4
-    light_color: str = "#ffffff"
-    light_ambient: float = 0.4
-    light_diffuse: float = 0.8
-    light_specular: float = 0.6
-    ambient_sky_color: str = "#e0e8ff"
-    ambient_ground_color: str = "#403a30"
-    eye_distance_to_shadow_map_extension: float = 2.0
-    minimum_shadow_map_extension_ratio: float = 0.005
-    extra_lights: list[KeptTag] = field(default_factory=list)
-
-
-@dataclass
 class WallSegment:
     """One static wall box built by ``<walls>``, in world coordinates.
 
@@ -562,7 +489,7 @@ class MarkerSpec:
 
 def parse_element(node: XmlNode, warn: Warn | None = None) -> ElementSpec:
     """Parse one ``<element class="...">`` (any class in :data:`ELEMENT_CLASSES`)."""
-    warn = _warner(warn)
+    warn = warner(warn)
     kind = node.attrib.get("class", "").strip()
     valid = ", ".join(ALL_ELEMENT_CLASSES)
     if not kind:
@@ -572,121 +499,29 @@ def parse_element(node: XmlNode, warn: Warn | None = None) -> ElementSpec:
     parser = _ELEMENT_PARSERS.get(kind)
     if parser is None:
         raise fail(node, f"unknown element class '{kind}'; valid classes: {valid}")
-    for attr in node.attrib:
-        if attr not in ("class", "name"):
-            warn(node, f"unknown attribute '{attr}' for <element class=\"{kind}\">; skipped")
     return parser(node, warn, f'<element class="{kind}">')
-
-
-def parse_gui(node: XmlNode, warn: Warn | None = None) -> GuiOptions:
-    """Parse ``<gui>`` (all children optional)."""
-    opts = GuiOptions(source=_src(node))
-    table = {
-        "win_w": ("win_w", _pos_int), "win_h": ("win_h", _pos_int),
-        "start_maximized": ("start_maximized", _bool), "refresh_fps": ("refresh_fps", _pos_int),
-        "ortho": ("ortho", _bool), "show_forces": ("show_forces", _bool),
-        "show_sensor_points": ("show_sensor_points", _bool),
-        "show_sensor_previews": ("show_sensor_previews", _bool),
-        "show_gui_panels": ("show_gui_panels", _bool), "show_trajectories": ("show_trajectories", _bool),
-        "force_scale": ("force_scale", _float), "cam_distance": ("cam_distance", _pos_float),
-        "cam_azimuth": ("cam_azimuth_rad", _deg), "cam_elevation": ("cam_elevation_rad", _deg),
-        "fov_deg": ("fov_rad", _deg), "clip_plane_min": ("clip_plane_min", _pos_float),
-        "clip_plane_max": ("clip_plane_max", _pos_float), "cam_point_to": ("cam_point_to", _point3),
-        "follow_vehicle": ("follow_vehicle", _text), "headless": ("headless", _bool),
-    }
-    _read_children(node, opts, table, _warner(warn), "<gui>")
-    if opts.clip_plane_max <= opts.clip_plane_min:
-        raise fail(node, "clip_plane_max must be larger than clip_plane_min")
-    return opts
-
-
-def parse_georeference(node: XmlNode, warn: Warn | None = None) -> Georeference:
-    """Parse ``<georeference>``; latitude/longitude stay in degrees, the ENU rotation becomes radians."""
-    geo = Georeference(source=_src(node))
-    table = {
-        "latitude": ("latitude_deg", _float), "longitude": ("longitude_deg", _float),
-        "height": ("height", _float), "world_to_enu_rotation_deg": ("world_to_enu_rotation_rad", _deg),
-        "world_is_utm": ("world_is_utm", _bool),
-    }
-    _read_children(node, geo, table, _warner(warn), "<georeference>")
-    if not -90.0 <= geo.latitude_deg <= 90.0:
-        raise fail(node, f"latitude must be within [-90, 90] degrees, got {geo.latitude_deg:g}")
-    if not -180.0 <= geo.longitude_deg <= 180.0:
-        raise fail(node, f"longitude must be within [-180, 180] degrees, got {geo.longitude_deg:g}")
-    if geo.world_is_utm:
-        if geo.world_to_enu_rotation_rad != 0.0:
-            raise fail(node, "cannot define both <world_to_enu_rotation_deg> and <world_is_utm>")
-        if geo.latitude_deg == 0.0 and geo.longitude_deg == 0.0 and geo.height == 0.0:
-            raise fail(node, "<world_is_utm> needs the reference <latitude>, <longitude> and <height> too")
-    return geo
-
-
-def parse_lights(node: XmlNode, warn: Warn | None = None) -> LightOptions:
-    """Parse ``<lights>``; ``<point_light>`` / ``<spot_light>`` children are kept but not used."""
-    warn = _warner(warn)
-    opts = LightOptions(source=_src(node))
-    table = {
-        "enable_shadows": ("enable_shadows", _bool),
-        "disable_lights_on_high_cpu_usage": ("disable_lights_on_high_cpu_usage", _bool),
-        "shadow_map_size": ("shadow_map_size", _pos_int), "shadow_cascades": ("shadow_cascades", _int),
-        "sensor_shadow_cascades": ("sensor_shadow_cascades", _int),
-        "light_azimuth_deg": ("light_azimuth_rad", _deg), "light_elevation_deg": ("light_elevation_rad", _deg),
-        "light_clip_plane_min": ("light_clip_plane_min", _pos_float),
-        "light_clip_plane_max": ("light_clip_plane_max", _pos_float),
-        "light_color": ("light_color", _color), "light_ambient": ("light_ambient", _nonneg_float),
-        "light_diffuse": ("light_diffuse", _nonneg_float), "light_specular": ("light_specular", _nonneg_float),
-        "shadow_bias": ("shadow_bias", _float), "shadow_bias_cam2frag": ("shadow_bias_cam2frag", _float),
-        "shadow_bias_normal": ("shadow_bias_normal", _float),
-        "ambient_sky_color": ("ambient_sky_color", _color), "ambient_ground_color": ("ambient_ground_color", _color),
-        "eye_distance_to_shadow_map_extension": ("eye_distance_to_shadow_map_extension", _nonneg_float),
-        "minimum_shadow_map_extension_ratio": ("minimum_shadow_map_extension_ratio", _nonneg_float),
-    }
-
-    def light(child: XmlNode) -> None:
-        opts.extra_lights.append(_keep(child))
-        warn(child, f"<{child.tag}> in <lights>: not used by this version; kept")
-
-    _read_children(node, opts, table, warn, "<lights>", special={"point_light": light, "spot_light": light})
-    # MVSim clamps the cascade counts into 1..4:
-    opts.shadow_cascades = min(max(opts.shadow_cascades, 1), 4)
-    opts.sensor_shadow_cascades = min(max(opts.sensor_shadow_cascades, 1), 4)
-    return opts
 
 
 def parse_walls(node: XmlNode, warn: Warn | None = None) -> WallsSpec:
     """Parse ``<walls>`` and build its wall boxes the way MVSim's World::process_load_walls() does."""
-    warn = _warner(warn)
-    walls = WallsSpec(source=_src(node))
-    shape_node: XmlNode | None = None
-    model_node: XmlNode | None = None
-
-    def shape(child: XmlNode) -> None:
-        nonlocal shape_node
-        if shape_node is None:  # MVSim reads the first <shape>
-            shape_node = child
-        else:
-            warn(child, "second <shape> in <walls>: MVSim uses only the first; skipped")
-
-    def model(child: XmlNode) -> None:
-        nonlocal model_node
-        model_node = child
-        walls.model_uri = _resource(child)
-
-    table = {
-        "transformation": ("transformation", _matrix4), "wallThickness": ("wall_thickness", _thickness),
-        "wallHeight": ("wall_height", _pos_float), "scale": ("scale", _pos_float), "color": ("color", _color),
-    }
-    _read_children(node, walls, table, warn, "<walls>", special={"shape": shape, "model_uri": model})
-    if walls.scale != 1.0:
-        warn(node, "<scale> in <walls> is read but never applied by MVSim; ignored here too")
-
+    warn = warner(warn)
+    values = read_params(WALLS, node, warn, label="<walls>")
+    walls = WallsSpec(source=_src(node), wall_thickness=values["wallThickness"], wall_height=values["wallHeight"],
+                      scale=values["scale"], color=values["color"])
+    if values["transformation"]:
+        walls.transformation = _matrix4(values.nodes["transformation"])
+    shapes = [child for child in node.children if child.tag == "shape"]
+    for extra in shapes[1:]:
+        warn(extra, "second <shape> in <walls>: MVSim uses only the first; skipped")
+    shape_node = shapes[0] if shapes else None
+    model_node = values.nodes.get("model_uri")
+    if model_node is not None:
+        walls.model_uri = _resource(model_node)
     if shape_node is not None:
         walls.shape = _shape_points(shape_node)
         if len(walls.shape) % 2:
             raise fail(shape_node, f"<walls> <shape> needs an even number of <pt> (point pairs), got "
                                    f"{len(walls.shape)}")
-        if model_node is not None:
-            warn(model_node, "<model_uri> is ignored by MVSim when <walls> has a <shape>; kept")
         walls.segments = _wall_segments(walls, shape_node)
     elif model_node is not None:
         if isinstance(walls.model_uri, Path) and not walls.model_uri.is_file():
@@ -694,7 +529,6 @@ def parse_walls(node: XmlNode, warn: Warn | None = None) -> WallsSpec:
         problem = _zip_resource_problem(walls.model_uri)
         if problem:
             raise fail(model_node, f"walls model: {problem}")
-        warn(model_node, "walls from a 3D model file: not used by this version (no wall boxes built); kept")
     else:
         raise fail(node, "<walls> needs a <shape> with <pt> point pairs, or a <model_uri>")
     return walls
@@ -702,24 +536,18 @@ def parse_walls(node: XmlNode, warn: Warn | None = None) -> WallsSpec:
 
 def parse_marker(node: XmlNode, warn: Warn | None = None) -> MarkerSpec:
     """Parse a top-level ``<marker type="line_strip">`` (MVSim's only marker type)."""
-    warn = _warner(warn)
+    warn = warner(warn)
     kind = node.attrib.get("type", "").strip()
     if not kind:
         raise fail(node, '<marker> needs a type="..." attribute (MVSim knows type="line_strip")')
     if kind != "line_strip":
         raise fail(node, f"unknown <marker> type '{kind}'; valid: line_strip")
-    marker = MarkerSpec(source=_src(node), type=kind)
-    points_node: XmlNode | None = None
-
-    def points(child: XmlNode) -> None:
-        nonlocal points_node
-        if points_node is None:
-            points_node = child
-
-    table = {"color": ("color", _color), "translation": ("translation", _point3)}
-    _read_children(node, marker, table, warn, '<marker type="line_strip">', special={"points": points})
+    values = read_params(MARKER, node, warn, label='<marker type="line_strip">')
+    points_node = values.nodes.get("points")
     if points_node is None:
         raise fail(node, "<marker type='line_strip'> needs <points>x y z ...</points>")
+    marker = MarkerSpec(source=_src(node), type=kind, color=values["color"],
+                        translation=_xyz(values["translation"], values.node("translation", node)))
     marker.points = [tuple(row[:3]) for row in _text_rows(points_node.text, points_node, "marker points", 3)]
     return marker
 
@@ -730,14 +558,8 @@ def parse_marker(node: XmlNode, warn: Warn | None = None) -> MarkerSpec:
 
 
 def _ground_grid(node: XmlNode, warn: Warn, context: str) -> GroundGridSpec:
-    spec = GroundGridSpec(source=_src(node), name=_name(node))
-    table = {
-        "floating": ("floating", _bool), "floating_focus": ("floating_focus", _text),
-        "color": ("color", _color), "line_width": ("line_width", _pos_float),
-        "x_min": ("x_min", _float), "x_max": ("x_max", _float), "y_min": ("y_min", _float),
-        "y_max": ("y_max", _float), "interval": ("interval", _pos_float),
-    }
-    _read_children(node, spec, table, warn, context)
+    values = read_params(ELEMENT_GROUND_GRID, node, warn, label=context)
+    spec = GroundGridSpec(source=_src(node), name=_name(node), **values)
     if spec.floating_focus:
         spec.floating = True
     _check_range(node, spec.x_min, spec.x_max, "x")
@@ -746,115 +568,98 @@ def _ground_grid(node: XmlNode, warn: Warn, context: str) -> GroundGridSpec:
 
 
 def _elevation_map(node: XmlNode, warn: Warn, context: str) -> ElevationMapSpec:
-    values: dict[str, Any] = {}
-    tag_nodes: dict[str, XmlNode] = {}
-    table = {
-        "elevation_image": ("elevation_image", _local_path),
-        "elevation_image_min_z": ("elevation_image_min_z", _float),
-        "elevation_image_max_z": ("elevation_image_max_z", _float),
-        "elevation_data_matrix": ("elevation_data_matrix", _text),
-        "dem_xyzrgb_file": ("dem_xyzrgb_file", _local_path),
-        "texture_image": ("texture_image", _resource), "texture_image_rotate": ("texture_image_rotate", _float),
-        "corner_min_x": ("corner_min_x", _float), "corner_min_y": ("corner_min_y", _float),
-        "mesh_color": ("mesh_color", _color), "resolution": ("resolution", _elevation_resolution),
-        "texture_extension_x": ("texture_extension_x", _nonneg_float),
-        "texture_extension_y": ("texture_extension_y", _nonneg_float),
-        # MVSim's planes call the tiling size texture_size_x/y; worlds write it on elevation maps too (MVSim
-        # ignores it there): taken as the texture_extension it means.
-        "texture_size_x": ("texture_extension_x", _nonneg_float),
-        "texture_size_y": ("texture_extension_y", _nonneg_float),
-        "model_split_size": ("model_split_size", _nonneg_float), "apply_kernel": ("apply_kernel", _text),
-    }
-    kept: list[KeptTag] = []
-    for child in node.children:
-        if child.tag in table:
-            key, conv = table[child.tag]
-            values[key] = conv(child)
-            tag_nodes[key] = child
-        elif child.tag == "debug_show_contact_points":  # older MVSim versions
-            _bool(child)
-            kept.append(_keep(child))
-            warn(child, f"{context}: <{child.tag}> not used by this version; kept")
-        else:
-            warn(child, f"unknown parameter for {context}; skipped")
-
-    resolution = values.get("resolution", 1.0)
-    min_z = values.get("elevation_image_min_z", 0.0)
-    max_z = values.get("elevation_image_max_z", 5.0)
-    sources = [key for key in ("elevation_image", "elevation_data_matrix", "dem_xyzrgb_file") if key in values]
+    values = read_params(ELEMENT_ELEVATION_MAP, node, warn, label=context)
+    nodes = values.nodes
+    for key in ("texture_extension_x", "texture_extension_y", "model_split_size"):
+        _not_negative(values, key, node)
+    resolution = values["resolution"]
+    min_z, max_z = values["elevation_image_min_z"], values["elevation_image_max_z"]
+    sources = [key for key in ("elevation_image", "elevation_data_matrix", "dem_xyzrgb_file") if values[key]]
     if not sources:
         raise fail(node, "elevation_map needs <elevation_image>, <elevation_data_matrix> or <dem_xyzrgb_file>")
     used = sources[0]
     for other in sources[1:]:
-        warn(tag_nodes[other], f"<{other}> ignored: MVSim uses <{used}> when both are given")
+        warn(nodes[other], f"<{other}> ignored: MVSim uses <{used}> when both are given")
+    for key in ("elevation_data_matrix_scale", "dem_offset_x", "dem_offset_y", "dem_offset_z"):
+        source = "elevation_data_matrix" if key.endswith("scale") else "dem_xyzrgb_file"
+        if key in values.given and used != source:
+            warn(nodes[key], f"<{key}> ignored: it applies to <{source}> only")
+    texture = _resource(nodes["texture_image"]) if values["texture_image"] else None
+    image_path = _local_path(nodes[used]) if used != "elevation_data_matrix" else None
     dem_corner: Point2 | None = None
     if used == "elevation_image":
         if min_z == max_z:
             raise fail(node, f"elevation_image_min_z and elevation_image_max_z must differ (both {min_z:g})")
-        heights = load_elevation_image(values[used], min_z, max_z, tag_nodes[used])
+        heights = load_elevation_image(image_path, min_z, max_z, nodes[used])
     elif used == "elevation_data_matrix":
-        heights = _matlab_matrix(values[used], tag_nodes[used], "elevation_data_matrix")
+        heights = _matlab_matrix(values[used], nodes[used], "elevation_data_matrix")
+        heights = heights * values["elevation_data_matrix_scale"]
     else:
-        heights, dem_corner = load_dem_xyzrgb(values[used], resolution, tag_nodes[used])
-        if "texture_image" in values:
-            warn(tag_nodes["texture_image"], "<texture_image> ignored: MVSim colours the mesh from the DEM file")
+        offset = (values["dem_offset_x"], values["dem_offset_y"], values["dem_offset_z"])
+        heights, dem_corner = load_dem_xyzrgb(image_path, resolution, nodes[used], offset)
+        if texture is not None:
+            warn(nodes["texture_image"], "<texture_image> ignored: MVSim colours the mesh from the DEM file")
     if heights.shape[0] < 2 or heights.shape[1] < 2:
-        raise fail(tag_nodes[used], f"an elevation map needs at least 2x2 samples, got {heights.shape[0]}x"
-                                    f"{heights.shape[1]}")
-
-    rotate_deg = values.get("texture_image_rotate", 0.0)
+        raise fail(nodes[used], f"an elevation map needs at least 2x2 samples, got {heights.shape[0]}x"
+                                f"{heights.shape[1]}")
+    rotate_deg = values["texture_image_rotate"]
     if rotate_deg not in TEXTURE_ROTATIONS_DEG:
-        raise fail(tag_nodes["texture_image_rotate"],
+        raise fail(nodes["texture_image_rotate"],
                    f"texture_image_rotate can only be 0, 90, -90, 180 or -180, got {rotate_deg:g}")
-
     kernel = None
-    if "apply_kernel" in values:
-        kernel = _kernel(values["apply_kernel"], tag_nodes["apply_kernel"])
+    if values["apply_kernel"]:
+        kernel = _kernel(values["apply_kernel"], nodes["apply_kernel"])
         heights = _convolve_zero_padded(heights, kernel)
-
     spec = ElevationMapSpec(
         source=_src(node), heights=heights, name=_name(node), resolution=resolution,
-        elevation_image=values.get("elevation_image") if used == "elevation_image" else None,
+        elevation_image=image_path if used == "elevation_image" else None,
         elevation_image_min_z=min_z, elevation_image_max_z=max_z,
-        dem_xyzrgb_file=values.get("dem_xyzrgb_file") if used == "dem_xyzrgb_file" else None,
-        texture_image=values.get("texture_image"), texture_image_rotate_rad=math.radians(rotate_deg),
-        texture_extension_x=values.get("texture_extension_x", 0.0),
-        texture_extension_y=values.get("texture_extension_y", 0.0),
-        mesh_color=values.get("mesh_color", "#a0e0a0"), model_split_size=values.get("model_split_size", 0.0),
-        apply_kernel=kernel, kept=kept,
+        dem_xyzrgb_file=image_path if used == "dem_xyzrgb_file" else None,
+        texture_image=texture, texture_image_rotate_rad=math.radians(rotate_deg),
+        texture_extension_x=values["texture_extension_x"], texture_extension_y=values["texture_extension_y"],
+        mesh_color=values["mesh_color"], model_split_size=values["model_split_size"], apply_kernel=kernel,
+        elevation_data_matrix_scale=values["elevation_data_matrix_scale"],
+        kept=_kept(ELEMENT_ELEVATION_MAP, values),
+        dem_offset=(values["dem_offset_x"], values["dem_offset_y"], values["dem_offset_z"]),
     )
     if dem_corner is not None:
         for key in ("corner_min_x", "corner_min_y"):
-            if key in values:
-                warn(tag_nodes[key], f"<{key}> ignored: MVSim places a DEM at its own minimum corner")
+            if key in values.given:
+                warn(nodes[key], f"<{key}> ignored: MVSim places a DEM at its own minimum corner")
         spec.corner_min_x, spec.corner_min_y = dem_corner
-    else:
-        # MVSim centres the mesh on the origin unless a corner is given:
-        spec.corner_min_x = values.get("corner_min_x", -0.5 * (heights.shape[0] - 1) * resolution)
-        spec.corner_min_y = values.get("corner_min_y", -0.5 * (heights.shape[1] - 1) * resolution)
-    if "texture_image" in tag_nodes:
-        _warn_missing_texture(tag_nodes["texture_image"], spec.texture_image, warn)
+    else:  # MVSim centres the mesh on the origin unless a corner is given
+        corner_x, corner_y = values["corner_min_x"], values["corner_min_y"]
+        spec.corner_min_x = -0.5 * (heights.shape[0] - 1) * resolution if corner_x is None else corner_x
+        spec.corner_min_y = -0.5 * (heights.shape[1] - 1) * resolution if corner_y is None else corner_y
+    if texture is not None:
+        _warn_missing_texture(nodes["texture_image"], spec.texture_image, warn)
     return spec
 
 
+def _plane_common(values: Values, node: XmlNode, warn: Warn) -> dict[str, Any]:
+    """The fields both plane kinds read alike: colour, shadows, culling, texture and its tile sizes, pose."""
+    _cull_face(values, node)
+    texture = _resource(values.nodes["texture"]) if values["texture"] else None
+    pose = None
+    if "init_pose" in values.given:
+        pose = parse_init_pose(values.nodes["init_pose"])
+        if "init_pose3d" in values.given:
+            warn(values.nodes["init_pose3d"], "<init_pose3d> ignored: MVSim uses <init_pose> when both are given")
+    elif "init_pose3d" in values.given:
+        pose = parse_init_pose(values.nodes["init_pose3d"])
+    return dict(color=values["color"], enable_shadows=values["enable_shadows"], cull_face=values["cull_face"],
+                texture=texture, texture_size_x=values["texture_size_x"], texture_size_y=values["texture_size_y"],
+                init_pose=pose)
+
+
 def _horizontal_plane(node: XmlNode, warn: Warn, context: str) -> HorizontalPlaneSpec:
-    spec = HorizontalPlaneSpec(source=_src(node), name=_name(node))
-    table = {
-        "x_min": ("x_min", _float), "x_max": ("x_max", _float), "y_min": ("y_min", _float),
-        "y_max": ("y_max", _float), "z": ("z", _float), "color": ("color", _color),
-        "enable_shadows": ("enable_shadows", _bool), "texture": ("texture", _resource),
-        "texture_size_x": ("texture_size_x", _pos_float), "texture_size_y": ("texture_size_y", _pos_float),
-        "cull_face": ("cull_face", _cull_face),
-    }
-    special, pose_of = _pose_handlers(warn)
-
-    def animation(child: XmlNode) -> None:
-        spec.animation = parse_animation(child)
-
-    special["animation"] = animation
-    kept_tags = (_SIMULABLE_KEPT - {"animation"}) | {"geo_corner_sw", "geo_corner_ne"}
-    _read_children(node, spec, table, warn, context, special=special, kept=kept_tags)
-    spec.init_pose = pose_of()
+    values = read_params(ELEMENT_HORIZONTAL_PLANE, node, warn, label=context)
+    spec = HorizontalPlaneSpec(source=_src(node), name=_name(node), x_min=values["x_min"], x_max=values["x_max"],
+                               y_min=values["y_min"], y_max=values["y_max"], z=values["z"],
+                               **_plane_common(values, node, warn))
+    if values["animation"] is not None:
+        spec.animation = parse_animation(values["animation"], warn)
+    spec.kept = _kept(ELEMENT_HORIZONTAL_PLANE, values)
     _check_range(node, spec.x_min, spec.x_max, "x")
     _check_range(node, spec.y_min, spec.y_max, "y")
     _warn_missing_texture(node, spec.texture, warn)
@@ -862,24 +667,17 @@ def _horizontal_plane(node: XmlNode, warn: Warn, context: str) -> HorizontalPlan
 
 
 def _vertical_plane(node: XmlNode, warn: Warn, context: str) -> VerticalPlaneSpec:
-    spec = VerticalPlaneSpec(source=_src(node), name=_name(node))
-    table = {
-        "x0": ("x0", _float), "y0": ("y0", _float), "x1": ("x1", _float), "y1": ("y1", _float),
-        "z": ("z", _float), "height": ("height", _nonneg_float), "thickness": ("thickness", _thickness),
-        "color": ("color", _color), "enable_shadows": ("enable_shadows", _bool),
-        "texture": ("texture", _resource), "texture_size_x": ("texture_size_x", _pos_float),
-        "texture_size_y": ("texture_size_y", _pos_float), "cull_face": ("cull_face", _cull_face),
-    }
-    special, pose_of = _pose_handlers(warn)
-
-    def opening(child: XmlNode) -> None:
-        item = _opening(child, warn)
-        if item is not None:
-            spec.openings.append(item)
-
-    special.update({"door": opening, "window": opening})
-    _read_children(node, spec, table, warn, context, special=special, kept=_SIMULABLE_KEPT)
-    spec.init_pose = pose_of()
+    values = read_params(ELEMENT_VERTICAL_PLANE, node, warn, label=context, handled_tags=("door", "window"))
+    _not_negative(values, "height", node)
+    spec = VerticalPlaneSpec(source=_src(node), name=_name(node), x0=values["x0"], y0=values["y0"],
+                             x1=values["x1"], y1=values["y1"], z=values["z"], height=values["height"],
+                             thickness=values["thickness"], **_plane_common(values, node, warn))
+    for child in node.children:
+        if child.tag in ("door", "window"):
+            opening = _opening(child, warn)
+            if opening is not None:
+                spec.openings.append(opening)
+    spec.kept = _kept(ELEMENT_VERTICAL_PLANE, values)
     if spec.x0 == spec.x1 and spec.y0 == spec.y1:
         raise fail(node, f"vertical_plane end points (x0, y0) and (x1, y1) are the same: ({spec.x0:g}, {spec.y0:g})")
     _warn_missing_texture(node, spec.texture, warn)
@@ -887,19 +685,13 @@ def _vertical_plane(node: XmlNode, warn: Warn, context: str) -> VerticalPlaneSpe
 
 
 def _opening(node: XmlNode, warn: Warn) -> WallOpening | None:
-    item = WallOpening(kind=node.tag)
-    attr_keys = {"position": "position", "width": "width", "z_min": "z_min", "z_start": "z_min",
-                 "z_max": "z_max", "z_end": "z_max"}
-    for attr, value in node.attrib.items():
-        if attr in attr_keys:
-            setattr(item, attr_keys[attr], parse_bounded(value, node, "position", f"{node.tag} {attr}"))
-        elif attr == "name":
-            item.name = value.strip()
-        else:
-            warn(node, f"unknown attribute '{attr}' for <{node.tag}>; skipped")
-    table = {"position": ("position", _float), "width": ("width", _float), "z_min": ("z_min", _float),
-             "z_max": ("z_max", _float), "name": ("name", _text)}
-    _read_children(node, item, table, warn, f"<{node.tag}> in a vertical_plane")
+    """A <door> or <window>: each value as an attribute or a child tag (a child tag wins, read later)."""
+    values = read_params(ELEMENT_VERTICAL_PLANE_OPENING, node, warn, label=f"<{node.tag}> in a vertical_plane")
+    name = values["name"]
+    if "name" in node.attrib and "name" not in values.given:
+        name = node.attrib["name"].strip()
+    item = WallOpening(kind=node.tag, position=values["position"], width=values["width"], z_min=values["z_min"],
+                       z_max=values["z_max"], name=name)
     if not 0.0 <= item.position <= 1.0:
         clamped = min(max(item.position, 0.0), 1.0)
         warn(node, f"{node.tag} position must be within [0, 1] (a fraction of the wall length), got "
@@ -914,30 +706,18 @@ def _opening(node: XmlNode, warn: Warn) -> WallOpening | None:
 
 
 def _property_region(node: XmlNode, warn: Warn, context: str) -> PropertyRegionSpec:
-    spec = PropertyRegionSpec(source=_src(node), name=_name(node))
-    given: dict[str, tuple[Any, XmlNode]] = {}
-
-    def value_of(kind: Callable[[XmlNode], Any]) -> Callable[[XmlNode], None]:
-        def handle(child: XmlNode) -> None:
-            given[child.tag] = (kind(child), child)
-        return handle
-
-    table = {
-        "x_min": ("x_min", _float), "y_min": ("y_min", _float), "z_min": ("z_min", _float),
-        "x_max": ("x_max", _float), "y_max": ("y_max", _float), "z_max": ("z_max", _float),
-        "property_name": ("property_name", _text),
-    }
-    special = {"value_double": value_of(_float), "value_bool": value_of(_bool), "value_string": value_of(_text)}
-    _read_children(node, spec, table, warn, context, special=special)
+    values = read_params(ELEMENT_PROPERTY_REGION, node, warn, label=context)
+    spec = PropertyRegionSpec(source=_src(node), name=_name(node), property_name=values["property_name"],
+                              **{f"{axis}_{end}": values[f"{axis}_{end}"] for axis in "xyz" for end in ("min", "max")})
     for axis in "xyz":
         _check_range(node, getattr(spec, f"{axis}_min"), getattr(spec, f"{axis}_max"), axis)
     # MVSim's priority: a value_double anywhere wins over value_bool, which wins over value_string.
-    chosen = next((tag for tag in ("value_double", "value_bool", "value_string") if tag in given), None)
+    given = [tag for tag in ("value_double", "value_bool", "value_string") if tag in values.given]
+    chosen = given[0] if given else None
     if chosen is not None:
-        spec.value = given[chosen][0]
-        for tag, (_, child) in given.items():
-            if tag != chosen:
-                warn(child, f"<{tag}> ignored: MVSim uses <{chosen}> when both are given")
+        spec.value = values[chosen]
+        for tag in given[1:]:
+            warn(values.nodes[tag], f"<{tag}> ignored: MVSim uses <{chosen}> when both are given")
     if not spec.property_name:
         warn(node, "property_region has no <property_name>; it will never match any query")
     elif spec.value is None:
@@ -946,27 +726,21 @@ def _property_region(node: XmlNode, warn: Warn, context: str) -> PropertyRegionS
     if expected is not None and spec.value is not None:
         if type(spec.value) is not expected:
             tag = "value_double" if expected is float else "value_bool"
-            raise fail(given[chosen][1], f"property '{spec.property_name}' needs a <{tag}>, got <{chosen}>")
+            raise fail(values.nodes[chosen], f"property '{spec.property_name}' needs a <{tag}>, got <{chosen}>")
         if expected is float and spec.value < 0:
-            raise fail(given[chosen][1], f"property '{spec.property_name}' must be >= 0, got {spec.value:g}")
+            raise fail(values.nodes[chosen], f"property '{spec.property_name}' must be >= 0, got {spec.value:g}")
     return spec
 
 
 def _skybox(node: XmlNode, warn: Warn, context: str) -> SkyBoxSpec:
-    pattern_node: XmlNode | None = None
-
-    def textures(child: XmlNode) -> None:
-        nonlocal pattern_node
-        pattern_node = child
-
-    _read_children(node, None, {}, warn, context, special={"textures": textures})
-    if pattern_node is None or not pattern_node.text.strip():
+    values = read_params(ELEMENT_SKYBOX, node, warn, label=context)
+    pattern_node = values.nodes.get("textures")
+    if pattern_node is None or not values["textures"]:
         raise fail(node, "skybox needs <textures>pattern</textures> with one '%s' for the face name")
-    raw = pattern_node.text.strip()
+    raw = values["textures"]
     if raw.count("%s") != 1:
         raise fail(pattern_node, f"the skybox texture pattern must contain exactly one '%s', got {raw!r}")
-    resolved = _resource(pattern_node)
-    spec = SkyBoxSpec(source=_src(node), textures=str(resolved), name=_name(node))
+    spec = SkyBoxSpec(source=_src(node), textures=str(_resource(pattern_node)), name=_name(node))
     for face, where in spec.faces().items():
         if isinstance(where, Path) and not where.is_file():
             raise fail(pattern_node, f"skybox texture for face '{face}' not found: {where}")
@@ -977,32 +751,22 @@ def _skybox(node: XmlNode, warn: Warn, context: str) -> SkyBoxSpec:
 
 
 def _pointcloud(node: XmlNode, warn: Warn, context: str) -> PointCloudSpec:
-    files: dict[str, XmlNode] = {}
-    values: dict[str, Any] = {}
-
-    def file_tag(child: XmlNode) -> None:
-        files.setdefault(child.tag, child)  # MVSim reads the first of each
-
-    def pose(child: XmlNode) -> None:
-        values["pose"] = parse_pose3d(child)
-
-    table = {"points_size": ("points_size", _pos_float)}
-    holder = _Holder()
-    _read_children(node, holder, table, warn, context,
-                   special={"file_txt_2d": file_tag, "file_txt_3d": file_tag, "pose_3d": pose})
-    chosen = next((tag for tag in ("file_txt_2d", "file_txt_3d") if tag in files and files[tag].text.strip()),
-                  None)
+    first = {}
+    for child in node.children:  # MVSim reads the first of each file tag
+        if child.tag in ("file_txt_2d", "file_txt_3d"):
+            first.setdefault(child.tag, child)
+    values = read_params(ELEMENT_POINTCLOUD, node, warn, label=context)
+    chosen = next((tag for tag in ("file_txt_2d", "file_txt_3d") if tag in first and first[tag].text.strip()), None)
     if chosen is None:
         raise fail(node, "pointcloud needs a <file_txt_2d> or <file_txt_3d> file")
-    if chosen == "file_txt_2d" and "file_txt_3d" in files:
-        warn(files["file_txt_3d"], "<file_txt_3d> ignored: MVSim uses <file_txt_2d> when both are given")
-    path = _local_path(files[chosen])
+    if chosen == "file_txt_2d" and "file_txt_3d" in first:
+        warn(first["file_txt_3d"], "<file_txt_3d> ignored: MVSim uses <file_txt_2d> when both are given")
+    path = _local_path(first[chosen])
     if not path.is_file():
-        raise fail(files[chosen], f"point cloud file not found: {path}")
-    return PointCloudSpec(
-        source=_src(node), file=path, dimensions=2 if chosen == "file_txt_2d" else 3, name=_name(node),
-        points_size=getattr(holder, "points_size", 3.0), pose=values.get("pose", Pose3()),
-    )
+        raise fail(first[chosen], f"point cloud file not found: {path}")
+    pose = parse_pose3d(values.nodes["pose_3d"]) if "pose_3d" in values.given else Pose3()
+    return PointCloudSpec(source=_src(node), file=path, dimensions=2 if chosen == "file_txt_2d" else 3,
+                          name=_name(node), points_size=values["points_size"], pose=pose)
 
 
 _ELEMENT_PARSERS: dict[str, Callable[[XmlNode, Warn, str], ElementSpec]] = {
@@ -1056,17 +820,19 @@ def _grey8(img: Image.Image) -> np.ndarray:
     return np.asarray(img.convert("L"), dtype=np.float64)
 
 
-def load_dem_xyzrgb(path: Path, resolution: float, node: XmlNode) -> tuple[np.ndarray, Point2]:
+def load_dem_xyzrgb(path: Path, resolution: float, node: XmlNode,
+                    offset: Point3 = (0.0, 0.0, 0.0)) -> tuple[np.ndarray, Point2]:
     """Resample a DEM text file of "x y z r g b" rows into a height grid, as MVSim does.
 
     The grid starts at the points' minimum (x, y), has ceil(extent / resolution) samples per axis, and sample
     [i, j] takes the z of the point nearest (2D) to ((i + 0.5) * res, (j + 0.5) * res) from that corner.
+    `offset` (x, y, z) [m] is added to every point first (MVSim's dem_offset_x/y/z).
     Returns (heights, (corner_min_x, corner_min_y)). Colours are not kept.
     """
     if not path.is_file():
         raise fail(node, f"DEM file not found: {path}")
     text = read_data_file(path, (node.file, node.line, node.tag), "DEM file").decode("utf-8", errors="replace")
-    data = _dem_rows(text, node, f"DEM file {path.name}")
+    data = _dem_rows(text, node, f"DEM file {path.name}") + np.array([*offset, 0.0, 0.0, 0.0])
     xy = data[:, :2]
     min_x, min_y = xy.min(axis=0)
     nx = int(math.ceil((xy[:, 0].max() - min_x) / resolution))
@@ -1224,124 +990,29 @@ def _matrix4(node: XmlNode) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------------------
 
 
-class _Holder:
-    """Attribute bag for parsers that collect values before building their spec."""
+def _not_negative(values: Values, name: str, node: XmlNode) -> None:
+    if values[name] < 0.0:
+        raise fail(values.node(name, node), f"{name}: must be >= 0, got {values[name]:g}")
 
 
-def _read_children(
-    node: XmlNode,
-    target: Any,
-    table: dict[str, tuple[str, Callable[[XmlNode], Any]]],
-    warn: Warn,
-    context: str,
-    special: dict[str, Callable[[XmlNode], None]] | None = None,
-    kept: frozenset[str] | set[str] = frozenset(),
-) -> None:
-    """Set target.<field> from each child in `table` (later children win, as in MVSim), call `special`
-    handlers, keep-and-warn the `kept` tags and warn about the rest."""
-    special = special or {}
-    for child in node.children:
-        if child.tag in table:
-            key, convert = table[child.tag]
-            setattr(target, key, convert(child))
-        elif child.tag in special:
-            special[child.tag](child)
-        elif child.tag in kept:
-            if target is not None and hasattr(target, "kept"):
-                target.kept.append(_keep(child))
-            warn(child, f"{context}: <{child.tag}> not used by this version; kept")
-        else:
-            warn(child, f"unknown parameter for {context}; skipped")
-
-
-def _pose_handlers(warn: Warn) -> tuple[dict[str, Callable[[XmlNode], None]], Callable[[], Pose3 | None]]:
-    """Handlers for <init_pose> "x y yaw_deg" and <init_pose3d> "x y z yaw pitch roll" (degrees); MVSim
-    uses <init_pose> when both are present."""
-    found: dict[str, tuple[Pose3, XmlNode]] = {}
-
-    def init_pose(child: XmlNode) -> None:
-        found.setdefault(child.tag, (parse_init_pose(child), child))
-
-    def result() -> Pose3 | None:
-        if "init_pose" in found:
-            if "init_pose3d" in found:
-                warn(found["init_pose3d"][1], "<init_pose3d> ignored: MVSim uses <init_pose> when both are given")
-            return found["init_pose"][0]
-        return found["init_pose3d"][0] if "init_pose3d" in found else None
-
-    return {"init_pose": init_pose, "init_pose3d": init_pose}, result
-
-
-def _float(node: XmlNode) -> float:
-    """A coordinate-like number: within the 'position' bounds."""
-    return parse_bounded(node.text, node, "position", node.tag)
-
-
-def _pos_float(node: XmlNode) -> float:
-    """A size: > 0 and within the 'element_size' bounds."""
-    value = positive(parse_float(node.text, node, node.tag), node, node.tag, "element_size")
-    return bounded(value, node, "element_size", node.tag)
-
-
-def _thickness(node: XmlNode) -> float:
-    """A wall thickness [m] (Box2D boxes): > 0 and within the 'wall_thickness' bounds."""
-    return bounded(_pos_float(node), node, "wall_thickness", f"{node.tag} [m]")
-
-
-def _elevation_resolution(node: XmlNode) -> float:
-    """An elevation map's cell size [m]: > 0 and within the 'elevation_resolution' bounds."""
-    return bounded(_pos_float(node), node, "elevation_resolution", f"{node.tag} [m]")
-
-
-def _nonneg_float(node: XmlNode) -> float:
-    value = parse_float(node.text, node, node.tag)
-    if value < 0.0:
-        raise fail(node, f"{node.tag}: must be >= 0, got {value:g}{range_note('position')}")
-    return bounded(value, node, "position", node.tag)
-
-
-def _int(node: XmlNode) -> int:
-    value = parse_float(node.text, node, node.tag)
-    if value != int(value):
-        raise fail(node, f"{node.tag}: expected an integer, got {node.text!r}")
-    return int(value)
-
-
-def _pos_int(node: XmlNode) -> int:
-    value = _int(node)
-    if value < 1:
-        raise fail(node, f"{node.tag}: must be >= 1, got {value}{range_note('window_size')}")
-    return int(bounded(value, node, "window_size", node.tag))
-
-
-def _deg(node: XmlNode) -> float:
-    return math.radians(parse_bounded(node.text, node, "angle", f"{node.tag} [deg]"))
-
-
-def _bool(node: XmlNode) -> bool:
-    return parse_bool(node.text, node, node.tag)
-
-
-def _color(node: XmlNode) -> str:
-    return parse_color(node.text, node, node.tag)
-
-
-def _text(node: XmlNode) -> str:
-    return node.text.strip()
-
-
-def _point3(node: XmlNode) -> Point3:
-    values = parse_floats(node.text, node, f"{node.tag} 'x y [z]'", (2, 3))
-    for value in values:
-        bounded(value, node, "position", f"{node.tag} 'x y [z]'")
+def _xyz(values: list[float], node: XmlNode) -> Point3:
+    """'x y [z]' numbers as a point [m] (z = 0 when absent)."""
+    if len(values) not in (2, 3):
+        raise fail(node, f"{node.tag}: expected 'x y [z]', got {len(values)} numbers")
     return (values[0], values[1], values[2] if len(values) == 3 else 0.0)
 
 
-def _cull_face(node: XmlNode) -> str:
-    value = node.text.strip()
-    if value not in CULL_FACES:
-        raise fail(node, f"cull_face must be one of {', '.join(CULL_FACES)}, got {value!r}")
-    return value
+def _cull_face(values: Values, node: XmlNode) -> None:
+    if values["cull_face"] not in CULL_FACES:
+        raise fail(values.node("cull_face", node), f"cull_face must be one of {', '.join(CULL_FACES)}, got "
+                                                   f"{values['cull_face']!r}")
+
+
+def _kept(table: ParamTable, values: Values) -> list[KeptTag]:
+    """The given tags this simulator accepts without using, kept verbatim (file order)."""
+    names = [name for name in values.given if table[name].support != SIMULATED]
+    nodes = sorted((values.nodes[name] for name in names), key=lambda n: (n.line or 0))
+    return [_keep(n) for n in nodes]
 
 
 def _local_path(node: XmlNode) -> Path:
@@ -1411,13 +1082,3 @@ def _src(node: XmlNode) -> SourceRef:
 
 def _name(node: XmlNode) -> str:
     return node.attrib.get("name", "").strip()
-
-
-def _warner(warn: Warn | None) -> Warn:
-    if warn is not None:
-        return warn
-
-    def to_python_warnings(node: XmlNode, message: str) -> None:
-        warnings.warn(f"{node.file}:{node.line}: <{node.tag}>: {message}", WorldFileWarning, stacklevel=3)
-
-    return to_python_warnings

@@ -32,16 +32,16 @@ from mvsim_ros.world.joints import parse_joint
 from mvsim_ros.world.limits import DEFAULT_LIMITS, LoadLimits
 from mvsim_ros.world.occupancy import OCCUPANCY_CLASS, parse_occupancy_grid
 from mvsim_ros.world.preprocess import DEFERRED_VARIABLES, Preprocessor, load_file_tree
-from mvsim_ros.world.sensors import parse_sensor
+from mvsim_ros.world.sensors import parse_sensor, unnamed_sensor_name
 from mvsim_ros.world.spawn_catalog import SpawnCatalog
+from mvsim_ros.world.param_reading import read_params
+from mvsim_ros.world.params.world_tables import WORLD, WORLD_CLASS_DEF
 from mvsim_ros.world.specs import SourceRef, WorldSpec
-from mvsim_ros.world.values import bounded, fail, parse_bool, parse_bounded, parse_float
+from mvsim_ros.world.values import fail
+from mvsim_ros.world.world_params import DEFAULT_TIMESTEP_S, apply_world_params
 from mvsim_ros.world.vehicles import build_vehicle, shown_name, topic_name_problem
 from mvsim_ros.world.visual_models import parse_visual, unavailable_remote_model
 from mvsim_ros.world.xml_tree import XmlNode, parse_xml_bytes
-
-#: The step used when <simul_timestep> is 0 ("automatic") or absent [s].
-DEFAULT_TIMESTEP_S = 0.005
 
 
 def load_world(path: str | Path, random_seed: int = 0, allow_shell: bool = False,
@@ -78,9 +78,11 @@ def load_world_string(text: str, file: str = "<string>", random_seed: int = 0, a
 class _WorldBuilder:
     """Walks the expanded top-level elements in order and fills a WorldSpec."""
 
-    def __init__(self, file: str, preprocessor: Preprocessor):
+    def __init__(self, file: str, preprocessor: Preprocessor, root: XmlNode | None = None):
         self.world = WorldSpec(source_file=file)
         self.pre = preprocessor
+        self.root = root
+        self.params: list[XmlNode] = []  # the world's own parameter tags, in file order
         self.vehicle_classes: dict[str, XmlNode] = {}
         self.block_classes: dict[str, XmlNode] = {}
         self.actor_classes: dict[str, XmlNode] = {}
@@ -113,23 +115,9 @@ class _WorldBuilder:
         if tag == "mvsim_world":  # an included file that is itself a world: splice its contents
             for child in node.children:
                 self.add(child)
-        elif tag == "simul_timestep":
-            step = parse_float(node.text, node, "simulation timestep [s] (0 = automatic)")
-            world.timestep = bounded(step, node, "timestep", "simulation timestep [s] (0 = automatic)") \
-                if step != 0 else DEFAULT_TIMESTEP_S
-        elif tag in ("b2d_vel_iters", "b2d_pos_iters"):
-            setattr(world, tag, _positive_int(node))
-        elif tag == "gravity":
-            world.gravity = parse_bounded(node.text, node, "gravity", "gravity [m/s^2]")
-        elif tag == "collision_threshold":
-            world.collision_threshold = parse_bounded(node.text, node, "collision_threshold",
-                                                      "collision threshold [m/s]")
-        elif tag == "vehicle:class":
-            self.vehicle_classes[_name(node)] = node
-        elif tag == "block:class":
-            self.block_classes[_name(node)] = node
-        elif tag == "actor:class":
-            self.actor_classes[_name(node)] = node
+        elif tag in ("vehicle:class", "block:class", "actor:class"):
+            self._check_class_attributes(node)
+            getattr(self, f"{tag.split(':')[0]}_classes")[_name(node)] = node
         elif tag == "vehicle":
             node = self._named(node, "veh{}")
             world.vehicles.append(build_vehicle(node, self.vehicle_classes, self.warn, self.rename))
@@ -139,31 +127,39 @@ class _WorldBuilder:
         elif tag == "actor":
             node = self._named(node, "actor{:03d}")
             world.actors.append(build_actor(node, self.actor_classes, self.warn))
-        elif tag == "joystick_enabled":  # a GUI option: MVSim reads the gamepad only for its GUI's selected vehicle
-            world.joystick_enabled = parse_bool(node.text, node, "joystick_enabled")
         elif tag == "element":
             self._element(node)
         elif tag == "sensor":
             named = self.rename(node, {"PARENT_NAME": "world"})
-            sensor_node = self.rename(named, {"NAME": named.attrib.get("name", "").strip() or "sensor"})
+            kind = (named.attrib.get("class") or named.attrib.get("type") or "").strip()
+            sensor_name = named.attrib.get("name", "").strip() or unnamed_sensor_name(kind, 0)
+            sensor_node = self.rename(named, {"NAME": sensor_name})
             world.sensors.append(parse_sensor(sensor_node, self.warn, parse_visual))
         elif tag == "joint":
-            world.joints.append(parse_joint(node))
+            world.joints.append(parse_joint(node, self.warn))
         elif tag == "gui":
-            world.gui = parse_gui(node)
+            world.gui = parse_gui(node, self.warn)
         elif tag == "georeference":
-            world.georeference = parse_georeference(node)
+            world.georeference = parse_georeference(node, self.warn)
         elif tag == "lights":
-            world.lights = parse_lights(node)
+            world.lights = parse_lights(node, self.warn)
         elif tag == "walls":
             world.walls.append(parse_walls(node, self.warn))
         elif tag == "marker":
             world.elements.append(parse_marker(node, self.warn))
+        elif _is_world_param(tag):
+            self.params.append(node)  # read through the world's table by `finish`
         elif not node.children and node.text:
             world.other_params[tag] = node.text
             self.warn(node, "unknown world parameter; kept but not used")
         else:
             self.warn(node, "unknown tag; skipped")
+
+    def _check_class_attributes(self, node: XmlNode) -> None:
+        """One warning per attribute of a class definition other than its name."""
+        for key in node.attrib:
+            if WORLD_CLASS_DEF.lookup(key, attribute=True) is None:
+                self.warn(node, f"unknown attribute {key}=\"...\" for <{node.tag}>; skipped (known: name)")
 
     def _named(self, node: XmlNode, pattern: str) -> XmlNode:
         """`node` itself when it has a name; else a copy named as MVSim names them, counting the unnamed ones of
@@ -197,6 +193,9 @@ class _WorldBuilder:
 
     def finish(self) -> WorldSpec:
         world = self.world
+        if self.root is not None:
+            apply_world_params(world, read_params(WORLD, self.root, self.warn, children=self.params,
+                                                  label="<mvsim_world>"), self.root, self.warn)
         check_topic_names(world)
         _unique([(v.name, v.source) for v in world.vehicles], "vehicle", world.source_file)
         _unique([(b.name, b.source) for b in world.blocks], "block", world.source_file)
@@ -232,7 +231,7 @@ def _build_from(raw_root: XmlNode, file: str, random_seed: int, allow_shell: boo
     _check_version(raw_root)
     preprocessor = Preprocessor(rng=np.random.default_rng(random_seed), allow_shell=allow_shell)
     root = preprocessor.expand(raw_root, {}, (file,))
-    builder = _WorldBuilder(file, preprocessor)
+    builder = _WorldBuilder(file, preprocessor, root)
     builder.world.warnings.extend(preprocessor.warnings)  # file-reading warnings (MVSim leniencies), first
     for node in root.children:
         builder.add(node)
@@ -258,12 +257,10 @@ def _name(node: XmlNode) -> str:
     return value
 
 
-def _positive_int(node: XmlNode) -> int:
-    """A Box2D solver iteration count: an integer within the 'solver_iterations' bounds."""
-    value = parse_bounded(node.text, node, "solver_iterations", f"{node.tag} (Box2D iterations per step)")
-    if value != int(value):
-        raise fail(node, f"expected a positive integer, got {node.text!r}")
-    return int(value)
+def _is_world_param(tag: str) -> bool:
+    """Whether `tag` is one of the world's own parameter tags (not a section like <vehicle>)."""
+    param = WORLD.lookup(tag, attribute=False)
+    return param is not None and param.type != "group"
 
 
 def check_topic_names(world: WorldSpec) -> None:

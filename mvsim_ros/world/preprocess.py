@@ -44,6 +44,7 @@ import numpy as np
 from mvsim_ros.world.bounded_io import file_size, read_world_file
 from mvsim_ros.world.budget import LoadBudget, Where, active_budget
 from mvsim_ros.world.expressions import ExpressionError, evaluate
+from mvsim_ros.world.params.world_tables import WORLD_FOR, WORLD_IF, WORLD_VARIABLE
 from mvsim_ros.world.values import fail
 from mvsim_ros.world.xml_tree import XmlDocument, XmlNode, parse_xml_bytes, parse_xml_document
 
@@ -202,6 +203,7 @@ class Preprocessor:
             for child in children:
                 if child.tag in _DIRECTIVES:  # expand() counts the others
                     self.budget.add_elements(1, _where(child))
+                    self._check_attributes(child)
                 if child.tag == "variable":
                     name = child.attrib.get("name", "").strip()
                     if not name or "value" not in child.attrib:
@@ -222,6 +224,20 @@ class Preprocessor:
             return out
         finally:
             self._depth -= 1
+
+    def _check_attributes(self, node: XmlNode) -> None:
+        """A warning (file:line) for each attribute a <variable>, <for> or <if> does not take (params/world_tables.py;
+        an <include>'s other attributes are variables)."""
+        table = {"variable": WORLD_VARIABLE, "for": WORLD_FOR, "if": WORLD_IF}.get(node.tag)
+        if table is None:
+            return
+        for key in node.attrib:
+            if table.lookup(key, attribute=True) is None:
+                known = ", ".join(table.names(attribute=True))
+                self.note([f"{node.file}:{node.line}: <{node.tag}>: unknown attribute {key}=\"...\" for "
+                           f"<{node.tag}>; skipped (known: {known})"])
+        if node.tag == "variable" and node.children:
+            self.note([f"{node.file}:{node.line}: <variable>: takes no nested elements; they are skipped"])
 
     def _loop(self, node: XmlNode, variables: Variables, chain: tuple[str, ...]) -> list[XmlNode]:
         for key in ("var", "from", "to"):

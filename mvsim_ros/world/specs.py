@@ -73,6 +73,8 @@ class WheelSpec:
 
     x, y: wheel centre [m]; yaw: fixed mounting angle [rad]; mass [kg]; width, diameter [m].
     side: +1 for a left wheel, -1 for a right wheel, 0 for a non-driven or centred wheel.
+    inertia: spin inertia about the axle [kg m^2] as the world file gives it (None: a solid disc's); color:
+    "#rrggbb[aa]".
     """
 
     name: str
@@ -86,6 +88,8 @@ class WheelSpec:
     driven: bool = True
     visual: object | None = None  # VisualSpec (world/visual_models.py) when the wheel has a <visual>
     unit: int = 0  # 0: on the chassis; 1: on the front unit of an articulated vehicle (x, y in that unit's frame)
+    inertia: float | None = None
+    color: str = "#323232"
 
     @property
     def radius(self) -> float:
@@ -94,13 +98,14 @@ class WheelSpec:
 
     @property
     def inertia_yy(self) -> float:
-        """Spin inertia of a solid cylinder, I_yy = 1/2 m R^2 [kg m^2]."""
-        return 0.5 * self.mass * self.radius**2
+        """Spin inertia about the axle [kg m^2]: `inertia` when given, else a solid disc's, I_yy = 1/2 m R^2."""
+        return 0.5 * self.mass * self.radius**2 if self.inertia is None else self.inertia
 
 
 @dataclass
 class ChassisSpec:
-    """Chassis rigid body: mass [kg], height span zmin..zmax [m] and a polygon outline in the vehicle frame [m]."""
+    """Chassis rigid body: mass [kg], height span zmin..zmax [m] and a polygon outline in the vehicle frame [m];
+    linear_damping, angular_damping [1/s]: Box2D's body damping (velocities scaled by 1 - c dt every step)."""
 
     mass: float = 15.0
     zmin: float = 0.05
@@ -108,6 +113,8 @@ class ChassisSpec:
     shape: list[Point2] = field(default_factory=list)
     color: str = "#ff0000"
     shape_from_visual: bool = False
+    linear_damping: float = 0.1
+    angular_damping: float = 0.1
 
 
 @dataclass
@@ -120,11 +127,14 @@ class FrictionSpec:
 
 @dataclass
 class ControllerSpec:
-    """Motor controller name and its parameters.
+    """Motor controller name and its parameters: every parameter of the controller's table
+    (world/params/vehicle_tables.py) under MVSim's name, in SI units.
 
-    twist_pid keys: KP [N m s/m], KI [N m/m], KD [N m s^2/m], I_MAX [m] (integral clamp), max_torque [N m],
-    V [m/s] and W [rad/s] (initial setpoints; the XML gives W in deg/s as MVSim does).
-    raw keys: torque_left, torque_right [N m] (initial wheel torques).
+    PID controllers: KP [N m s/m], KI [N m/m], KD [N m s^2/m], N [1/s], max_torque [N m] (0: no limit), the
+    switches and settings of anti-windup, feed-forward and the reference filter, V [m/s] and W [rad/s] (initial
+    setpoints; the XML gives W in deg/s as MVSim does); I_MAX [m] (our integral clamp) only when the file gives it.
+    raw: torque_left, torque_right (differential), fl_torque, fr_torque, steer_ang_deg [rad] (ackermann), torque
+    and steer_ang_deg (ackermann_drivetrain).
     """
 
     kind: str = "twist_pid"
@@ -143,15 +153,18 @@ class DrivetrainSpec:
 class SensorSpec:
     """A sensor on a vehicle (or standalone in the world): class, name, pose on its parent, parameters.
 
-    params holds each parameter tag's final text (units as the sensor class defines them); publish holds the
-    <publish> group (its attributes and children) as text. The sensors issue turns these into sensor models.
+    params: every parameter of the class by MVSim's name, typed and in SI units (radians, metres, seconds), as
+    read through the class's table (world/params/sensor_tables.py) with MVSim's defaults for the ones not given
+    (a world.params.Values: `given` names those the file set). A spec built in code may hold just a few entries;
+    world/sensors.py `sensor_values` completes them with the defaults. publish: MVSim's <publish> block
+    (publish_topic, enabled), which this simulator does not use.
     """
 
     kind: str
     name: str
     pose: Pose3 = field(default_factory=Pose3)
-    params: dict[str, str] = field(default_factory=dict)
-    publish: dict[str, str] = field(default_factory=dict)
+    params: dict[str, object] = field(default_factory=dict)
+    publish: dict[str, object] = field(default_factory=dict)
     visual: object | None = None
     source: SourceRef | None = None
 
@@ -160,9 +173,9 @@ class SensorSpec:
 class JointSpec:
     """A joint between two bodies (vehicles or blocks) by name.
 
-    kind: "revolute" (a pin; optional angle limits [rad]) or "distance" (a rope/rod between min and max length
-    [m], with stiffness [Hz] and damping ratio as Box2D's distance joint takes them). Anchors are in each body's
-    own frame [m].
+    kind: "revolute" (a pin; optional angle limits [rad]) or "distance" (at most max_length [m] apart, at least
+    min_length [m]; equal lengths make a rigid rod; with stiffness [N/m] and damping [N s/m] a spring whose rest
+    length is max_length, as MVSim's Box2D 2.4 joint). Anchors are in each body's own frame [m].
     """
 
     kind: str
@@ -174,7 +187,7 @@ class JointSpec:
     lower_angle: float = 0.0
     upper_angle: float = 0.0
     min_length: float = 0.0
-    max_length: float = 0.0
+    max_length: float = 5.0
     stiffness: float = 0.0
     damping: float = 0.0
     source: SourceRef | None = None
@@ -225,7 +238,8 @@ class VehicleSpec:
 
     dynamics_params: model-specific values (e.g. max_steer_ang [rad] for Ackermann kinds).
     odometry: multipliers of the odometry increments (x_multiplier, y_multiplier, yaw_multiplier), 1 = exact.
-    publish: the <publish> group as text.
+    publish: the <publish> group as text. init_pose3: the <init_pose3d> given instead of init_pose (its x, y, yaw
+    are init_pose's), else None.
     """
 
     name: str
@@ -245,16 +259,20 @@ class VehicleSpec:
     visual: object | None = None
     articulation: ArticulationSpec | None = None
     source: SourceRef | None = None
+    init_pose3: Pose3 | None = None
 
 
 @dataclass
 class BlockSpec:
     """An obstacle block: polygon outline [m] in its own frame, mass [kg], heights [m], ground friction mu.
 
+    lateral_friction: Coulomb coefficient against the bodies it touches; restitution: bounce (0..1);
+    linear_damping [1/s], angular_damping [1/s]: Box2D's velocity damping (dv/dt = -c v).
     static: never moves (infinite mass). intangible: takes part in nothing physical (no collisions).
     color: "#rrggbb". init_pose: its start pose in 3D (Box2D moves x, y, yaw; z, pitch, roll stay unless
-    animated; z is raised onto the surface below unless skip_elevation_adjust, as MVSim). animation: a
-    KeyframeAnimation (world/animation.py): the block is then moved along it, kinematically.
+    animated; z is raised onto the surface below unless skip_elevation_adjust, as MVSim). init_vel: its start
+    twist in its own frame (of its origin). animation: a KeyframeAnimation (world/animation.py): the block is then
+    moved along it, kinematically.
     """
 
     name: str
@@ -263,10 +281,15 @@ class BlockSpec:
     zmin: float = 0.0
     zmax: float = 1.0
     ground_friction: float = 0.5
-    color: str = "#0080ff"
+    lateral_friction: float = 0.5
+    restitution: float = 0.01
+    linear_damping: float = 0.1
+    angular_damping: float = 0.1
+    color: str = "#0000ff"
     static: bool = False
     intangible: bool = False
     init_pose: Pose3 = field(default_factory=Pose3)
+    init_vel: Twist2 = field(default_factory=Twist2)
     skip_elevation_adjust: bool = False
     animation: object | None = None  # KeyframeAnimation (world/animation.py)
     geometry: object | None = None  # Geometry (world/block_geometry.py) the outline came from
@@ -308,15 +331,20 @@ class WorldSpec:
     """Everything a simulation needs from a world file.
 
     timestep: fixed physics step [s]; b2d_vel_iters / b2d_pos_iters: Box2D solver iterations;
-    gravity: [m/s^2], used for wheel loads (the Box2D world itself is horizontal, no gravity).
+    gravity: [m/s^2], used for wheel loads (the Box2D world itself is horizontal, no gravity);
+    collision_threshold [m]: a body is in collision when another body's shape is closer than this (or touching);
+    ground_truth_trajectory: file name whose extension becomes '<vehicle>.txt' for each vehicle's true trajectory
+    ("" = none), written at ground_truth_rate [Hz] (output/ground_truth.py).
     """
 
     source_file: str
     timestep: float = 0.005
-    b2d_vel_iters: int = 6
+    b2d_vel_iters: int = 8
     b2d_pos_iters: int = 3
     gravity: float = 9.81
-    collision_threshold: float = 0.0
+    collision_threshold: float = 0.03
+    ground_truth_trajectory: str = ""
+    ground_truth_rate: float = 50.0
     vehicles: list[VehicleSpec] = field(default_factory=list)
     blocks: list[BlockSpec] = field(default_factory=list)
     occupancy_grids: list[OccupancyGridSpec] = field(default_factory=list)

@@ -26,7 +26,8 @@ def state(sim: Simulation) -> list[np.ndarray]:
     """Everything a step changes, as arrays to compare bit for bit."""
     w, c = sim.wheels, sim.controllers
     return [sim.body_pose, sim.body_velocity, sim.acceleration, sim.odom_pose, sim.odom_twist, w.omega, w.phi,
-            w.torque, w.force_x, w.force_y, c.integral, c.last_error, sim.steering.delta, sim.block_poses(),
+            w.torque, w.force_x, w.force_y, c.i_term, c.d_state, c.last_error, c.ref_y1, c.ref_y2, sim.steering.delta,
+            sim.block_poses(),
             sim.commands.v, sim.commands.omega, np.array([sim.time, sim.steps])]
 
 

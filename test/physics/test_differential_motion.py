@@ -14,6 +14,15 @@ def make_sim(**kwargs) -> Simulation:
     return Simulation(load_world_string(robot_world_xml(**kwargs)))
 
 
+#: Odometry without MVSim's default per-vehicle error multipliers.
+EXACT_ODOMETRY = '<odometry x_multiplier="1" y_multiplier="1" yaw_multiplier="1"/>'
+
+
+def undamped(text: str) -> str:
+    """The conftest robot without Box2D's chassis damping (MVSim's default 0.1 1/s), for closed forms without it."""
+    return text.replace('<chassis mass="15.0">', '<chassis mass="15.0" linear_damping="0" angular_damping="0">')
+
+
 def test_straight_line_covers_v_times_t():
     sim = make_sim()
     sim.set_twist(0, 1.0, 0.0)
@@ -82,7 +91,7 @@ def test_robot_stops_at_the_wall_and_reports_the_collision(write_world, wall_ima
 
 
 def test_twist_pid_odometry_follows_ground_truth_without_slip():
-    sim = make_sim()
+    sim = make_sim(class_extra=EXACT_ODOMETRY)
     sim.set_twist(0, 0.8, 0.3)
     sim.run(4.0)
     assert sim.odom_pose[0, :2] == pytest.approx(sim.pose[0, :2], abs=0.02)
@@ -150,7 +159,7 @@ def raw_robot_sim(torque: float) -> Simulation:
         '<controller class="twist_pid">', '<controller class="raw">').replace(
         "<KP>60.0</KP><KI>60.0</KI><KD>0</KD><I_MAX>0.5</I_MAX><max_torque>6.5</max_torque>",
         f"<torque_left>{torque}</torque_left><torque_right>{torque}</torque_right>")
-    return Simulation(load_world_string(xml))
+    return Simulation(load_world_string(undamped(xml)))
 
 
 def test_raw_torque_accelerates_chassis_and_wheel_inertia_as_in_closed_form():
@@ -233,7 +242,7 @@ def test_a_saturated_motor_does_not_chatter_between_its_torque_limits(kp):
     # A 100 N m motor on 0.1 m wheels far exceeds traction: the robot accelerates at the friction limit mu g
     # (not stuck, as an explicit bang-bang torque would leave it) and then holds the setpoint.
     mu = 0.1
-    sim = make_sim(mu=mu, max_torque=100.0, kp=kp)
+    sim = Simulation(load_world_string(undamped(robot_world_xml(mu=mu, max_torque=100.0, kp=kp))))
     sim.set_twist(0, 3.0, 0.0)
     sim.run(2.0)
     assert sim.body_twist()[0, 0] == pytest.approx(mu * sim.gravity * 2.0, rel=0.02)
@@ -243,14 +252,13 @@ def test_a_saturated_motor_does_not_chatter_between_its_torque_limits(kp):
 
 
 def test_pid_integral_is_bounded_by_i_max():
-    from mvsim_ros.physics.controllers import pid_torque_law
+    from mvsim_ros.physics.controllers import WheelControllers
 
     one = np.ones(1)
-    integral, last_error = np.zeros(1), np.zeros(1)
+    pid = WheelControllers.from_rows([{"KP": 0.0, "KI": 10.0, "I_MAX": 0.5, "max_torque": 1e9}], [0.0], [0])
     for _ in range(1000):  # a wheel held still under a 1 m/s setpoint: the error integrates
-        pid_torque_law(one, np.zeros(1), 0.1 * one, 0.01, np.ones(1, dtype=bool), 0.0 * one, 10 * one, 0.0 * one,
-                       0.5 * one, 1e9 * one, 0.0 * one, integral, last_error)
-    assert integral[0] == 0.5
+        pid.torque_law(one, np.zeros(1), 0.1 * one, 0.01)
+    assert pid.i_term[0] == pytest.approx(10.0 * 0.5, rel=1e-12)  # KI I_MAX [N m]
 
 
 def test_rolling_resistance_override_from_a_property_region():
@@ -263,7 +271,7 @@ def test_rolling_resistance_override_from_a_property_region():
             '<controller class="twist_pid">', '<controller class="raw">').replace(
             "<KP>60.0</KP><KI>60.0</KI><KD>0</KD><I_MAX>0.5</I_MAX><max_torque>6.5</max_torque>", "").replace(
             "<init_pose>0 0 0</init_pose>", "<init_pose>0 0 0</init_pose><init_vel>1 0 0</init_vel>")
-        sim = Simulation(load_world_string(text))
+        sim = Simulation(load_world_string(undamped(text)))
         sim.run(0.2)
         speeds.append(sim.body_twist()[0, 0])
     assert speeds[0] == pytest.approx(1.0, abs=1e-3)  # C_rr = 0: coasts on

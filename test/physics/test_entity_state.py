@@ -39,7 +39,7 @@ def test_teleport_lands_exactly_at_rest_and_stays_put_while_odometry_continues()
     assert np.array_equal(sim.odom_pose, odom_before)  # wheel odometry does not see the carry
     np.testing.assert_allclose(sim.odom_twist[0], 0.0, atol=1e-9)
     np.testing.assert_allclose(sim.wheels.omega, 0.0, atol=1e-9)  # rolling at zero speed
-    assert np.all(sim.controllers.integral == 0.0) and np.all(sim.controllers.last_error == 0.0)
+    assert np.all(sim.controllers.i_term == 0.0) and np.all(sim.controllers.last_error == 0.0)
     assert (sim.commands.v[0], sim.commands.omega[0]) == (0.8, 0.4)  # the command stays (the watchdog's job)
     sim.set_twist(0, 0.0, 0.0)
     sim.run(1.0)

@@ -109,3 +109,21 @@ def test_gnss_noise_and_no_coverage_regions():
 def test_gnss_without_a_georeference_is_reported():
     _, sensors = sim_with(GNSS.format(x=0, h=0, v=0))
     assert sensors.gnss == [] and "needs a <georeference>" in sensors.warnings[0]
+
+
+def test_gnss_in_a_utm_world_subtracts_the_reference_points_utm_coordinates():
+    """<world_is_utm>: world x, y are UTM easting/northing; the reference point's own UTM coordinates (and height)
+    are subtracted before the ENU conversion, so a fix 1000 m east of the reference point's easting reads the
+    same as 1000 m east of the origin of a plain world."""
+    from mvsim_ros.sensors.gnss import GeoReference
+
+    plain = GeoReference(0.0, 0.0, 0.0, 0.0)
+    utm = GeoReference(0.0, 0.0, 0.0, 0.0, offset=(166021.44, 0.0, 0.0))
+    np.testing.assert_allclose(utm.world_to_enu(166021.44 + 1000.0, 5.0, 1.0), plain.world_to_enu(1000.0, 5.0, 1.0),
+                               atol=1e-9)
+    sim, sensors = sim_with(GNSS.format(x=0, h=0, v=0), init="0 0 0",
+                            extra="<georeference><latitude>0</latitude><longitude>3</longitude><height>0</height>"
+                                  "<world_is_utm>true</world_is_utm></georeference>")
+    assert len(sensors.gnss) == 1, sensors.warnings  # simulated in a UTM world too
+    # (0, 3 deg E) lies on UTM zone 31's central meridian: easting 500 km, northing 0.
+    assert sensors.gnss[0].geo.offset == pytest.approx((500000.0, 0.0, 0.0), abs=0.01)

@@ -118,3 +118,72 @@ def test_car_tows_its_two_axle_trailer_through_a_turn():
     assert sim.body_twist()[0, 0] == pytest.approx(2.0, rel=0.05)
     hitch = (trailer[2] - car[2] + math.pi) % (2 * math.pi) - math.pi
     assert -math.radians(70) - 0.01 <= hitch < 0  # the trailer lags inside the turn
+
+
+def spring_world(joint_attributes: str, v0: float = -0.5) -> Simulation:
+    """Block a fixed at the origin, block b (10 kg, no friction or damping) 2 m along +x moving at v0 [m/s] along
+    x, joined anchor to anchor (their centres) by a distance joint with `joint_attributes`."""
+    free = '<ground_friction>0</ground_friction><linear_damping>0</linear_damping><angular_damping>0</angular_damping>'
+    return Simulation(load_world_string(
+        f'<mvsim_world><block name="a"><static>true</static></block>'
+        f'<block name="b"><mass>10</mass>{free}<init_pose>2 0 0</init_pose><init_vel>{v0} 0 0</init_vel></block>'
+        f'<joint type="distance" body_a="a" anchor_a="0 0" body_b="b" anchor_b="0 0" {joint_attributes}/>'
+        f'</mvsim_world>'))
+
+
+def test_spring_stiffness_and_damping_become_box2d_23_frequency_and_ratio():
+    from mvsim_ros.physics.bodies import spring_frequency_and_ratio
+
+    # Two bodies of 10 and 30 kg: reduced mass 7.5 kg; k = 300 N/m gives omega = sqrt(40) rad/s.
+    frequency, ratio = spring_frequency_and_ratio(300.0, 15.0, 10.0, 30.0)
+    omega = math.sqrt(300.0 / 7.5)
+    assert frequency == pytest.approx(omega / (2 * math.pi)) and ratio == pytest.approx(15.0 / (2 * 7.5 * omega))
+    # Box2D 2.4's b2LinearStiffness gives back k = m (2 pi f)^2 and c = 2 m ratio (2 pi f):
+    assert 7.5 * (2 * math.pi * frequency) ** 2 == pytest.approx(300.0)
+    assert 2 * 7.5 * ratio * 2 * math.pi * frequency == pytest.approx(15.0)
+    assert spring_frequency_and_ratio(40.0, 0.0, 0.0, 10.0) == pytest.approx((2.0 / (2 * math.pi), 0.0))  # static A
+
+
+def test_spring_joint_oscillates_at_sqrt_k_over_m():
+    """k = 40 N/m on 10 kg: omega = 2 rad/s. Pushed in at 0.5 m/s from its rest length 2 m, the body compresses the
+    spring by v0 / omega = 0.25 m after a quarter period and is back at 2 m after half a period (pi / omega)."""
+    sim = spring_world('max_length="2" stiffness="40"')
+    closest, back_at = math.inf, None
+    while sim.time < 2.5:
+        sim.step()
+        distance = sim.block_poses()[1, 0]
+        if distance < closest:
+            closest, closest_at = distance, sim.time
+        if back_at is None and sim.time > 0.5 and distance >= 2.0 - 1e-4:
+            back_at = sim.time
+    assert closest == pytest.approx(2.0 - 0.25, abs=0.003)
+    assert closest_at == pytest.approx(math.pi / 4, abs=0.02)
+    assert back_at == pytest.approx(math.pi / 2, abs=0.02)
+
+
+def test_damped_spring_loses_amplitude_as_its_ratio_says():
+    """c = 8 N s/m on k = 40 N/m, 10 kg: ratio 0.2, so the compression peaks at v0/omega_d exp(-ratio omega t_peak)
+    (omega_d = omega sqrt(1 - ratio^2), t_peak = atan(sqrt(1 - ratio^2) / ratio) / omega_d)."""
+    sim = spring_world('max_length="2" stiffness="40" damping="8"')
+    omega, ratio = 2.0, 0.2
+    omega_d = omega * math.sqrt(1 - ratio ** 2)
+    t_peak = math.atan(math.sqrt(1 - ratio ** 2) / ratio) / omega_d
+    expected = 0.5 / omega_d * math.exp(-ratio * omega * t_peak) * math.sin(omega_d * t_peak)
+    closest = math.inf
+    while sim.time < 2.0:
+        sim.step()
+        closest = min(closest, sim.block_poses()[1, 0])
+    assert 2.0 - closest == pytest.approx(expected, rel=0.03)
+
+
+def test_equal_min_and_max_length_make_a_rigid_rod():
+    sim = spring_world('max_length="2" min_length="2"', v0=-3.0)
+    sim.run(1.0)
+    assert sim.block_poses()[1, 0] == pytest.approx(2.0, abs=0.01)  # neither closer nor further
+
+
+def test_distance_joint_defaults_to_mvsims_5_m_rope():
+    sim = spring_world("", v0=3.0)
+    sim.run(3.0)
+    assert sim.block_poses()[1, 0] == pytest.approx(5.0, abs=0.02)  # 2 m + 3 m/s x 3 s stopped at 5 m
+    assert sim.spec.joints[0].max_length == 5.0

@@ -20,7 +20,8 @@ CROSSING = """<block name="crosser">
     </animation>
   </block>"""
 LASER = ('<sensor class="laser" name="laser1"><pose_3d>0 0 0.3 0 0 0</pose_3d><fov_degrees>120</fov_degrees>'
-         '<nrays>241</nrays><range_max>20</range_max></sensor>')
+         '<nrays>241</nrays><range_max>20</range_max>'
+         '<range_std_noise>0</range_std_noise><angle_std_noise_deg>0</angle_std_noise_deg></sensor>')  # exact
 WALKER = """<actor name="walker"><walking_speed>1.2</walking_speed><collision_radius>0.3</collision_radius>
     <init_pose>{start} 0</init_pose><path loop="false"><waypoint>{end} 0</waypoint></path></actor>"""
 

@@ -45,9 +45,9 @@ def state_arrays(sim: Simulation) -> dict[str, np.ndarray]:
     return {"pose": sim.pose, "velocity": sim.velocity, "acceleration": sim.acceleration, "odom_pose": sim.odom_pose,
             "odom_twist": sim.odom_twist, "body_pose": sim.body_pose, "body_velocity": sim.body_velocity,
             "wheel omega": w.omega, "wheel phi": w.phi, "wheel torque": w.torque, "wheel force_x": w.force_x,
-            "wheel force_y": w.force_y, "pid integral": c.integral, "pid last_error": c.last_error,
+            "wheel force_y": w.force_y, "pid integral": c.i_term, "pid last_error": c.last_error,
             "raw torque": c.raw_torque, "steering": sim.steering.delta, "pivot gamma": sim.articulations.gamma,
-            "pivot rate": sim.articulations.gamma_rate, "drivetrain integral": sim.drivetrains.integral,
+            "pivot rate": sim.articulations.gamma_rate, "drivetrain integral": sim.drivetrains.motor.i_term,
             "command v": sim.commands.v, "command omega": sim.commands.omega, "command steer": sim.commands.steer}
 
 
@@ -151,9 +151,13 @@ def test_clamped_command_drives_at_the_bound_like_the_bound_itself():
         clamped.step()
         at_bound.step()
     assert np.array_equal(clamped.pose, at_bound.pose) and np.array_equal(clamped.velocity, at_bound.velocity)
-    # Terminal speed: the motor torque is all taken by bearing damping and rolling resistance,
-    # v = R (T - C_rr F_z R) / C_damping with F_z = 15 kg g / 2.
-    terminal = 0.1 * (6.5 - 0.01 * 15.0 * 9.81 / 2 * 0.1) / 0.05
+    # Terminal speed: the motor torque T is taken by bearing damping, rolling resistance and the ground force F
+    # that holds the chassis damping (c = 0.1 1/s, MVSim's default; Box2D scales v by 1 - c dt each step, so
+    # 2 F = M c v / (1 - c dt), M = 17 kg): T - C_rr F_z R - C_damping v / R = R F with F_z = 15 kg g / 2, so
+    # v = (2 / R)(T - C_rr F_z R) / (2 C_damping / R^2 + M c / (1 - c dt)).
+    radius, torque, c_damping, c = 0.1, 6.5, 0.05, 0.1
+    drive = torque - 0.01 * 15.0 * 9.81 / 2 * radius
+    terminal = (2 / radius) * drive / (2 * c_damping / radius ** 2 + 17.0 * c / (1 - c * clamped.dt))
     assert clamped.body_twist()[0, 0] == pytest.approx(terminal, rel=0.02)
 
 

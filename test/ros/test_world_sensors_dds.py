@@ -20,7 +20,8 @@ WALL = ('<block name="wall"><static>true</static><zmin>0</zmin><zmax>2</zmax>'
         '<geometry type="box" lx="0.2" ly="20" lz="2"/><init_pose>4.0 -10 0</init_pose></block>')
 #: The world laser at (1, 2, 0.4), yawed 30 deg: beams at 0, 15, 30, 45, 60 deg in the world, 3 m from the wall.
 PROX = ('<sensor class="laser" name="prox"><pose_3d>1.0 2.0 0.4 30 0 0</pose_3d><fov_degrees>60</fov_degrees>'
-        '<nrays>5</nrays><range_max>20</range_max><sensor_period>0.05</sensor_period></sensor>')
+        '<nrays>5</nrays><range_max>20</range_max><sensor_period>0.05</sensor_period>'
+        '<range_std_noise>0</range_std_noise><angle_std_noise_deg>0</angle_std_noise_deg></sensor>')
 PROX_BEARINGS = np.radians([0.0, 15.0, 30.0, 45.0, 60.0])
 #: A 2D lidar on r1, for the one-vehicle world.
 R1_LASER = ('<sensor class="laser" name="scan"><pose_3d>0.2 0 0.3 0 0 0</pose_3d><fov_degrees>90</fov_degrees>'

@@ -127,7 +127,7 @@ def test_images_over_dds(write_world, wall_image):
             "rgb8", 320, 240, "rgbd1_rgb")
         d = np.frombuffer(bytes(depth[-1].data), dtype="<u2").reshape(240, 320)  # REP 118: millimetres
         assert depth[-1].encoding == "16UC1" and depth[-1].step == 640 and depth[-1].header.frame_id == "rgbd1_depth"
-        assert d[120, 160] == pytest.approx(2500, rel=0.01)
+        assert int(d[120, 160]) == pytest.approx(2500, rel=0.01)
         assert list(info[-1].k) == [200.0, 0.0, 160.0, 0.0, 200.0, 120.0, 0.0, 0.0, 1.0]
         assert info[-1].header.frame_id == "rgbd1_depth"
         frames = {t.child_frame_id: t for msg in tf for t in msg.transforms}
@@ -203,3 +203,15 @@ def test_lidar3d_scan_time(write_world):
     print(f"VLP-16 scan ({lidar.rings} x {lidar.columns} beams, faces {lidar.face.ncols} x {lidar.face.nrows}): "
           f"{per_scan * 1e3:.1f} ms")
     assert per_scan < 0.5
+
+
+def test_lidar3d_intensity_is_the_grey_level_unless_turned_off(write_world):
+    lidar, scene, sim = lidar_setup(write_world)  # generate_intensity: MVSim's default, true
+    ranges = lidar.scan(scene, sim.pose[0])
+    grey = lidar.intensities(ranges)
+    assert len(grey) == len(lidar.points(ranges)[0]) > 0
+    assert np.all((grey >= 0) & (grey <= 1)) and grey.max() < 1.0  # the ground is not white
+    assert np.ptp(grey) < 0.05  # one flat ground: one grey level (up to its lighting)
+    lidar, scene, sim = lidar_setup(write_world, extra="<generate_intensity>false</generate_intensity>")
+    ranges = lidar.scan(scene, sim.pose[0])
+    assert np.array_equal(lidar.intensities(ranges), np.ones(len(lidar.points(ranges)[0]), np.float32))

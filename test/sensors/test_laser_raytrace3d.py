@@ -16,6 +16,7 @@ from mvsim_ros.world import load_world
 
 LASER = ('<sensor class="laser" name="laser1"><pose_3d>0 0 0.3 0 0 0</pose_3d><fov_degrees>{fov}</fov_degrees>'
          '<nrays>{rays}</nrays><range_max>20</range_max><range_std_noise>{noise}</range_std_noise>'
+         '<angle_std_noise_deg>0</angle_std_noise_deg>'
          '<bodies_visible>{visible}</bodies_visible><raytrace_3d>true</raytrace_3d></sensor>')
 
 

@@ -52,9 +52,33 @@ def test_rgb_of_a_different_resolution_is_sampled_where_the_point_projects():
     assert np.array_equal(cloud["rgb"] >> 16, cu) and np.array_equal((cloud["rgb"] >> 8) & 255, cv)
 
 
+def test_rgb_from_a_moved_rgb_camera_is_sampled_where_the_point_projects_in_it():
+    depth = np.full((6, 8), 2.0, np.float32)
+    rgb = np.zeros((6, 8, 3), np.uint8)
+    rgb[:, :, 0] = np.arange(8)[None, :]
+    shift = np.eye(4)
+    shift[0, 3] = 0.4  # the depth frame 0.4 m to the right of the RGB one: a point moves 10 * 0.4 / 2 = 2 columns
+    cloud = depth_points(depth, INTR, rgb, INTR, shift)
+    v, u = np.nonzero(np.isfinite(depth))
+    expected = np.where(u + 2 < 8, u + 2, 0)  # outside the RGB image: black
+    assert np.array_equal(cloud["rgb"] >> 16, expected)
+
+
+def test_points_without_colour_by_default():
+    depth, rgb = known_frame()
+    cam = SimpleNamespace(depth=INTR, rgb=INTR, rgb_from_depth=None, colored_points=False, kind="rgbd_camera",
+                          spec=SimpleNamespace(name="rgbd1"))
+    msg = depth_cloud(cam, depth, rgb, stamp=PointCloud2().header.stamp)
+    assert [f.name for f in msg.fields] == ["x", "y", "z"] and msg.point_step == 12 and msg.width == 45
+    xyz = np.frombuffer(bytes(msg.data), dtype=np.float32).reshape(-1, 3)
+    full = depth_points(depth, INTR)
+    assert np.array_equal(xyz, np.stack([full["x"], full["y"], full["z"]], axis=1))
+
+
 def test_message_fields_and_point_count():
     depth, rgb = known_frame()
-    cam = SimpleNamespace(depth=INTR, rgb=INTR, kind="rgbd_camera", spec=SimpleNamespace(name="rgbd1"))
+    cam = SimpleNamespace(depth=INTR, rgb=INTR, rgb_from_depth=None, colored_points=True, kind="rgbd_camera",
+                          spec=SimpleNamespace(name="rgbd1"))
     msg = depth_cloud(cam, depth, rgb, stamp=PointCloud2().header.stamp)
     assert msg.header.frame_id == "rgbd1_points" and (msg.height, msg.width) == (1, 45) and msg.is_dense
     assert [(f.name, f.offset, f.datatype, f.count) for f in msg.fields] == [
@@ -72,7 +96,8 @@ RGBD = ('<sensor class="rgbd_camera" name="rgbd1"><pose_3d>0.3 0 0.5 0 0 0</pose
         '<depth_ncols>160</depth_ncols><depth_nrows>120</depth_nrows><depth_cx>80</depth_cx><depth_cy>60</depth_cy>'
         '<depth_fx>100</depth_fx><depth_fy>100</depth_fy><depth_clip_max>15</depth_clip_max>'
         '<rgb_ncols>160</rgb_ncols><rgb_nrows>120</rgb_nrows><rgb_cx>80</rgb_cx><rgb_cy>60</rgb_cy>'
-        '<rgb_fx>100</rgb_fx><rgb_fy>100</rgb_fy><rgb_clip_max>15</rgb_clip_max></sensor>')
+        '<rgb_fx>100</rgb_fx><rgb_fy>100</rgb_fy><rgb_clip_max>15</rgb_clip_max>'
+        '<publish_ros_colored_pointcloud>true</publish_ros_colored_pointcloud></sensor>')
 BOX = ('<block name="box"><static>true</static><color>#ff0000</color><zmin>0</zmin><zmax>0.8</zmax>'
        '<geometry type="box" lx="0.4" ly="0.4" lz="0.8"/><init_pose>2.8 -0.2 0</init_pose></block>')
 

@@ -76,7 +76,8 @@ def test_block_at_its_3d_pose():
 
 def test_raytrace_lidar_sees_the_animated_block():
     laser = ('<sensor class="laser" name="l"><pose_3d>0 0 0.5 0 0 0</pose_3d><fov_degrees>90</fov_degrees>'
-             '<nrays>91</nrays><range_max>20</range_max><raytrace_3d>true</raytrace_3d></sensor>')
+             '<nrays>91</nrays><range_max>20</range_max><raytrace_3d>true</raytrace_3d>'
+             '<range_std_noise>0</range_std_noise><angle_std_noise_deg>0</angle_std_noise_deg></sensor>')
     spec = world(f'''<vehicle:class name="bot"><dynamics class="differential"/></vehicle:class>
       <vehicle name="r" class="bot"><init_pose>0 0 0</init_pose>{laser}</vehicle>
       <block name="b">{BOX}<zmax>1.5</zmax><init_pose>0 0 0</init_pose>

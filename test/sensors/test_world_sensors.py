@@ -18,10 +18,12 @@ from mvsim_ros.world.specs import SensorSpec
 
 #: World lasers over the map of `wall_image(4.0)` (wall face: the plane x = 4.00 m): `front` at (1, 2) facing +x,
 #: 3.00 m from the wall; `turned` at (1, -2) yawed 30 deg. Beams at -45, -22.5, 0, 22.5, 45 deg from the axis.
+#: Noise-free (MVSim's default noise is 0.01 m and 0.01 deg): the ranges are compared with the geometry.
+NO_NOISE = '<range_std_noise>0</range_std_noise><angle_std_noise_deg>0</angle_std_noise_deg>'
 LASERS = ('<sensor class="laser" name="front"><pose>1.0 2.0 0</pose><fov_degrees>90</fov_degrees><nrays>5</nrays>'
-          '<range_max>20</range_max>{extra}</sensor>'
+          '<range_max>20</range_max>' + NO_NOISE + '{extra}</sensor>'
           '<sensor class="laser" name="turned"><pose>1.0 -2.0 30</pose><fov_degrees>90</fov_degrees><nrays>5</nrays>'
-          '<range_max>20</range_max></sensor>')
+          '<range_max>20</range_max>' + NO_NOISE + '</sensor>')
 BEAMS = np.radians([-45.0, -22.5, 0.0, 22.5, 45.0])
 G = 9.81
 
@@ -79,7 +81,9 @@ def test_world_laser_hides_vehicles_without_bodies_visible(write_world, wall_ima
 
 def test_world_imu_reads_gravity_in_its_fixed_frame():
     imu_xml = ('<sensor class="imu" name="wimu"><pose_3d>1 2 3 30 20 10</pose_3d>'
-               '<linear_acceleration_std_noise>0</linear_acceleration_std_noise></sensor>')
+               '<linear_acceleration_std_noise>0</linear_acceleration_std_noise>'
+               '<angular_velocity_std_noise>0</angular_velocity_std_noise><measure_orientation>true'
+               '</measure_orientation><orientation_std_noise>0</orientation_std_noise></sensor>')
     world = load_world_string(robot_world_xml(extra=imu_xml))
     imu = build_sensors(world).imus[0]
     sim = Simulation(world)
@@ -101,7 +105,8 @@ def test_world_sensors_work_without_vehicles():
             '<block name="wall"><static>true</static><geometry type="box" lx="0.2" ly="4" lz="1"/>'
             '<init_pose>2.5 -2 0</init_pose></block>'
             '<sensor class="laser" name="las"><pose>0.5 0 0</pose><fov_degrees>90</fov_degrees><nrays>3</nrays>'
-            '</sensor><sensor class="imu" name="imu"><pose>0 0 0</pose></sensor></mvsim_world>')
+            + NO_NOISE + '</sensor><sensor class="imu" name="imu"><pose>0 0 0</pose>'
+            '<linear_acceleration_std_noise>0</linear_acceleration_std_noise></sensor></mvsim_world>')
     world = load_world_string(text)
     sim = Simulation(world)
     sim.run(0.1)
@@ -223,12 +228,13 @@ def test_world_rendered_sensors_see_the_wall_and_every_vehicle(write_world, wall
 
     rendered = ('<sensor class="lidar3d" name="wl3d"><pose_3d>1 2 0.3 0 0 0</pose_3d><vert_fov_degrees>20'
                 '</vert_fov_degrees><vert_nrays>3</vert_nrays><horz_nrays>360</horz_nrays><max_range>20</max_range>'
-                '</sensor>'
+                '<range_std_noise>0</range_std_noise></sensor>'
                 '<sensor class="rgbd_camera" name="wcam"><pose_3d>1 -2 0.3 0 0 0</pose_3d><depth_ncols>64'
                 '</depth_ncols><depth_nrows>48</depth_nrows><depth_cx>32</depth_cx><depth_cy>24</depth_cy>'
-                '<depth_fx>40</depth_fx><depth_fy>40</depth_fy><sense_rgb>false</sense_rgb></sensor>'
+                '<depth_fx>40</depth_fx><depth_fy>40</depth_fy><sense_rgb>false</sense_rgb>'
+                '<depth_noise_sigma>0</depth_noise_sigma></sensor>'
                 '<sensor class="laser" name="wray"><pose_3d>1 -2 0.3 0 0 0</pose_3d><fov_degrees>90</fov_degrees>'
-                '<nrays>5</nrays><raytrace_3d>true</raytrace_3d></sensor>')
+                '<nrays>5</nrays><raytrace_3d>true</raytrace_3d>' + NO_NOISE + '</sensor>')
     # r1 and r2 (chassis 0.5 x 0.44 m, 0.05 to 0.6 m high) parked yawed 90 deg at x = 2.5, across the lines of
     # sight y = 2 and y = -2: their chassis sides are the plane x = 2.5 - 0.22, 1.28 m from the sensors.
     r2 = '<vehicle name="r2" class="bot"><init_pose>2.5 -2.0 90</init_pose></vehicle>'

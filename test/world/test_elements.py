@@ -116,7 +116,7 @@ def test_bad_values_name_file_line_and_tag(xml, tmp_path):
     with pytest.raises(WorldFileError) as err:
         element(xml, '<element class="ground_grid">\n  <interval>-5</interval>\n</element>')
     assert (err.value.file, err.value.line, err.value.tag) == (str(tmp_path / "w.xml"), 2, "interval")
-    assert f"{tmp_path / 'w.xml'}:2: <interval>" in str(err.value) and "> 0" in str(err.value)
+    assert f"{tmp_path / 'w.xml'}:2: <interval>" in str(err.value) and "outside the accepted range" in str(err.value)
     with pytest.raises(WorldFileError) as err:
         element(xml, '<element class="ground_grid">\n\n  <x_min>abc</x_min>\n</element>')
     assert (err.value.line, err.value.tag) == (3, "x_min") and "expected a number" in str(err.value)
@@ -127,7 +127,11 @@ def test_bad_values_name_file_line_and_tag(xml, tmp_path):
 def test_unknown_child_tag_is_warned_and_skipped(xml):
     warns = Warnings()
     element(xml, '<element class="ground_grid">\n<color>#ffffff</color>\n<colour>#000000</colour></element>', warns)
-    assert warns == [("colour", 3, 'unknown parameter for <element class="ground_grid">; skipped')]
+    assert warns[0][:2] == ("colour", 3) and warns[0][2].startswith(
+        'unknown parameter <colour> for <element class="ground_grid">; skipped (known: floating,')
+    # MVSim draws the grid in its GUI only: its settings are named once, at the first of them.
+    assert warns[1:] == [("color", 2, '<element class="ground_grid">: accepted but not used here: color (drawn by '
+                                      "MVSim's GUI only; the browser viewer draws its own grid)")]
 
 
 # ------------------------------------------------------------------------------------------------ elevation_map
@@ -244,7 +248,7 @@ def test_elevation_map_errors(xml, tmp_path):
         element(xml, '<element class="elevation_map"><elevation_image>e.png</elevation_image>'
                      '<texture_image_rotate>45</texture_image_rotate></element>')
     assert err.value.tag == "texture_image_rotate"
-    with pytest.raises(WorldFileError, match="resolution: must be > 0"):
+    with pytest.raises(WorldFileError, match="resolution: 0 is outside the accepted range"):
         element(xml, '<element class="elevation_map"><elevation_image>e.png</elevation_image>'
                      '<resolution>0</resolution></element>')
     with pytest.raises(WorldFileError, match="normalised"):
@@ -258,11 +262,11 @@ def test_elevation_map_old_and_unknown_tags_are_warned(xml, tmp_path):
     spec = element(xml, """<element class="elevation_map"><elevation_image>e.png</elevation_image>
         <debug_show_contact_points>true</debug_show_contact_points>
         <texture_sise_x>1.5</texture_sise_x></element>""", warns)
-    assert warns == [
-        ("debug_show_contact_points", 2,
-         '<element class="elevation_map">: <debug_show_contact_points> not used by this version; kept'),
-        ("texture_sise_x", 3, 'unknown parameter for <element class="elevation_map">; skipped'),
-    ]
+    assert [(tag, line) for tag, line, _ in warns] == [("texture_sise_x", 3), ("debug_show_contact_points", 2)]
+    assert warns[0][2].startswith('unknown parameter <texture_sise_x> for <element class="elevation_map">; skipped')
+    assert warns[1][2] == ('<element class="elevation_map">: accepted but not used here: debug_show_contact_points '
+                           "(not read by MVSim (audited version); read here for worlds written for other MVSim "
+                           "versions)")
     assert [k.tag for k in spec.kept] == ["debug_show_contact_points"] and spec.kept[0].text == "true"
 
 
@@ -316,14 +320,15 @@ def test_horizontal_plane_pose3d_kept_tags_and_errors(xml):
     assert spec.init_pose.z == 3.0 and spec.init_pose.roll == pytest.approx(math.pi)
     assert spec.elevation_at(1.0, 2.0) == pytest.approx(3.0 - 0.5)  # upside-down plane: 0.5 m below the origin
     assert warns.messages() == [
-        '<element class="horizontal_plane">: <publish> not used by this version; kept',
-        '<element class="horizontal_plane">: <geo_corner_sw> not used by this version; kept',
+        '<element class="horizontal_plane">: accepted but not used here: publish (MVSim\'s ZMQ communication server; '
+        'this simulator talks ROS 2 only); geo_corner_sw (not read by MVSim (audited version); read here for worlds '
+        'written for other MVSim versions)',
     ]
     assert [k.tag for k in spec.kept] == ["publish", "geo_corner_sw"]
     assert spec.kept[0].children[0].text == "/p"
     with pytest.raises(WorldFileError, match="cull_face must be one of NONE, BACK, FRONT"):
         element(xml, '<element class="horizontal_plane"><cull_face>BOTH</cull_face></element>')
-    with pytest.raises(WorldFileError, match="texture_size_x: must be > 0"):
+    with pytest.raises(WorldFileError, match="texture_size_x: 0 is outside the accepted range"):
         element(xml, '<element class="horizontal_plane"><texture_size_x>0</texture_size_x></element>')
     with pytest.raises(WorldFileError, match="init_pose 'x y yaw_deg': expected 3 numbers"):
         element(xml, '<element class="horizontal_plane"><init_pose>1 2</init_pose></element>')
@@ -360,7 +365,7 @@ def test_vertical_plane_defaults_and_problems(xml):
     spec = element(xml, '<element class="vertical_plane"/>')
     assert (spec.x0, spec.y0, spec.x1, spec.y1, spec.z, spec.height) == (-10.0, -10.0, -10.0, 10.0, 0.0, 3.0)
     assert (spec.thickness, spec.color, spec.enable_shadows, spec.cull_face, spec.openings) == (
-        0.04, "#a0a0a0", True, "NONE", [])
+        0.02, "#a0a0a0", True, "NONE", [])  # MVSim's thickness: 2 cm
     assert spec.solid_spans() == [(0.0, 20.0)]
     warns = Warnings()
     spec = element(xml, """<element class="vertical_plane"><x0>0</x0><x1>4</x1><y0>0</y0><y1>0</y1>
@@ -370,11 +375,12 @@ def test_vertical_plane_defaults_and_problems(xml):
     assert warns.messages() == [
         "door position must be within [0, 1] (a fraction of the wall length), got 1.5; clamped to 1 as MVSim does",
         "door width must be > 0, got 0; opening ignored as MVSim does",
-        "unknown parameter for <window> in a vertical_plane; skipped",
+        "unknown parameter <n> for <window> in a vertical_plane; skipped (known: position, width, z_min, z_max, "
+        "name)",
     ]
     with pytest.raises(WorldFileError, match="end points .* are the same"):
         element(xml, '<element class="vertical_plane"><x0>1</x0><y0>1</y0><x1>1</x1><y1>1</y1></element>')
-    with pytest.raises(WorldFileError, match="thickness: must be > 0"):
+    with pytest.raises(WorldFileError, match="thickness: -0.1 is outside the accepted range"):
         element(xml, '<element class="vertical_plane"><thickness>-0.1</thickness></element>')
 
 
@@ -508,10 +514,10 @@ def test_gui_defaults_and_problems(xml):
         (math.pi / 4, math.radians(40), math.pi / 3))
     assert (gui.clip_plane_min, gui.clip_plane_max, gui.cam_point_to, gui.follow_vehicle) == (
         0.05, 10e3, (0.0, 0.0, 0.0), "")
-    assert warns.messages() == ["unknown parameter for <gui>; skipped"]
-    with pytest.raises(WorldFileError, match="refresh_fps: expected an integer"):
+    assert len(warns) == 1 and warns.messages()[0].startswith("unknown parameter <light_azimuth> for <gui>; skipped")
+    with pytest.raises(WorldFileError, match="refresh_fps: expected a whole number"):
         parse_gui(xml("<gui><refresh_fps>2.5</refresh_fps></gui>"), warns)
-    with pytest.raises(WorldFileError, match="win_w: must be >= 1"):
+    with pytest.raises(WorldFileError, match="win_w: 0 is outside the accepted range"):
         parse_gui(xml("<gui><win_w>0</win_w></gui>"), warns)
 
 
@@ -554,14 +560,16 @@ def test_lights(xml):
         (math.radians(-75), math.radians(50)))
     assert lights.shadow_cascades == 4  # clamped into 1..4, as MVSim does
     assert [k.tag for k in lights.extra_lights] == ["point_light"]
-    assert warns == [("point_light", 5, "<point_light> in <lights>: not used by this version; kept")]
+    assert [(tag, line) for tag, line, _ in warns] == [("enable_shadows", 2), ("point_light", 5)]
+    assert warns[0][2].startswith("<lights>: accepted but not used here: enable_shadows, shadow_map_size, "
+                                  "light_azimuth_deg, light_elevation_deg, light_color, light_ambient (lighting of ")
     lights = parse_lights(xml("<lights/>"), warns)
     assert (lights.enable_shadows, lights.shadow_map_size, lights.shadow_cascades,
             lights.sensor_shadow_cascades) == (True, 2048, 4, 1)
     assert (lights.light_azimuth_rad, lights.light_elevation_rad) == pytest.approx(
         (math.radians(45), math.radians(70)))
     assert (lights.light_clip_plane_min, lights.light_clip_plane_max, lights.light_ambient,
-            lights.light_diffuse, lights.light_specular) == (0.1, 900.0, 0.4, 0.8, 0.6)
+            lights.light_diffuse, lights.light_specular) == (0.1, 900.0, 0.5, 0.8, 0.6)  # MVSim's ambient: 0.5
     assert (lights.ambient_sky_color, lights.ambient_ground_color) == ("#e0e8ff", "#403a30")
 
 
@@ -595,8 +603,8 @@ def test_walls_transformation_defaults_and_problems(xml, tmp_path):
     walls = parse_walls(xml("<walls><model_uri>walls.dae</model_uri><scale>2</scale></walls>"), warns)
     assert walls.model_uri == (tmp_path / "walls.dae").resolve() and walls.segments == []
     assert warns.messages() == [
-        "<scale> in <walls> is read but never applied by MVSim; ignored here too",
-        "walls from a 3D model file: not used by this version (no wall boxes built); kept",
+        "<walls>: accepted but not used here: model_uri (walls from a 3D model are not built here: give a <shape>); "
+        "scale (MVSim reads it and never applies it)",
     ]
     with pytest.raises(WorldFileError, match="even number of <pt>"):
         parse_walls(xml("<walls><shape><pt>0 0</pt><pt>1 0</pt><pt>1 1</pt></shape></walls>"), warns)

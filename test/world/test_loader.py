@@ -152,4 +152,4 @@ def test_twist_ideal_ignores_the_pid_gains_mvsim_definitions_give_it():
         <V>0.5</V><foo>1</foo></controller></dynamics></vehicle></mvsim_world>''')
     controller = spec.vehicles[0].controller
     assert controller.kind == "twist_ideal" and controller.params == {"V": 0.5, "W": 0.0}
-    assert len(spec.warnings) == 1 and "<foo>: unknown parameter for controller 'twist_ideal'" in spec.warnings[0]
+    assert len(spec.warnings) == 1 and "<foo>: unknown parameter <foo> for controller 'twist_ideal'" in spec.warnings[0]

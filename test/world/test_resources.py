@@ -561,7 +561,8 @@ def test_element_textures_accept_urls_and_local_zip_members(tmp_path):
     assert walls.model_uri == f"{zipped}/walls.dae"
     with pytest.raises(WorldFileError, match="walls model: 'nope.dae' is not in zip file"):
         parse_walls(element("<walls><model_uri>tex.zip/nope.dae</model_uri></walls>", tmp_path), warn)
-    assert heard == ["walls from a 3D model file: not used by this version (no wall boxes built); kept"]
+    assert heard == 2 * ["<walls>: accepted but not used here: model_uri (walls from a 3D model are not built "
+                         "here: give a <shape>)"]  # one per <walls>
     assert not (tmp_path / "tex").exists() and files_under(tmp_path).count("tex.zip") == 1
 
 

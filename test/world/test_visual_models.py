@@ -6,13 +6,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mvsim_ros.world import load_world
 from mvsim_ros.world.block_geometry import point_in_convex_polygon, polygon_area
 from mvsim_ros.world.errors import WorldFileError
+from mvsim_ros.world.limits import WorldLimits
 from mvsim_ros.world.visual_models import (
+    BYTES_PER_FILE_BYTE,
+    SCAN_CHUNK_BYTES,
     VisualSpec,
     clear_model_cache,
     is_remote_uri,
     load_model_footprint,
+    mesh_size,
     parse_visual,
     rotation_matrix,
 )
@@ -108,7 +113,8 @@ def test_parse_visual_warns_about_unknown_tags():
     heard = []
     parse_visual(node("<visual><model_uri>a.stl</model_uri><model_colour>red</model_colour></visual>"),
                  warn=lambda n, m: heard.append((n.tag, m)))
-    assert heard == [("model_colour", "unknown tag inside <visual>; skipped")]
+    assert len(heard) == 1 and heard[0][0] == "model_colour"
+    assert heard[0][1].startswith("unknown parameter <model_colour> for <visual>; skipped (known: model_uri,")
 
 
 def test_rotation_matrix_is_rz_ry_rx():
@@ -294,3 +300,141 @@ def test_changed_file_is_reloaded(tmp_path):
     assert_rect(load_model_footprint(v, tmp_path, pytest.fail), -1.0, -0.5, 1.0, 0.5, -0.25, 0.25)
     trimesh.creation.box(extents=(4.0, 2.0, 1.0)).export(tmp_path / "m.stl", file_type="stl_ascii")
     assert_rect(load_model_footprint(v, tmp_path, pytest.fail), -2.0, -1.0, 2.0, 1.0, -0.5, 0.5)
+
+
+# ---------------------------------------------------------------------------------- mesh budgets
+
+DECLARED_BOX = [(0.0, 0.0), (3.0, 0.0), (3.0, 2.0), (0.0, 2.0)]  # <geometry type="box" lx="3" ly="2" lz="1"/>
+FALLBACK = "using the declared shape/bounding box"
+
+
+def write_grid_obj(path: Path, vertices: int) -> Path:
+    """An OBJ of `vertices` vertices on a wavy sheet and as many triangles (a few MB for 10^5 vertices)."""
+    rng = np.random.default_rng(1)
+    xyz = rng.random((vertices, 3))
+    faces = (np.arange(vertices)[:, None] + np.array([0, 1, 2])) % vertices + 1
+    with open(path, "w") as out:
+        np.savetxt(out, xyz, fmt="v %.5f %.5f %.5f")
+        np.savetxt(out, faces, fmt="f %d %d %d")
+    return path
+
+
+def write_instanced_dae(path: Path, copies: int) -> Path:
+    """A COLLADA file whose scene places one unit cube (8 vertices, 12 triangles) `copies` times, 2 m apart."""
+    verts = "0 0 0 1 0 0 1 1 0 0 1 0 0 0 1 1 0 1 1 1 1 0 1 1"
+    tris = "0 2 1 0 3 2 4 5 6 4 6 7 0 1 5 0 5 4 1 2 6 1 6 5 2 3 7 2 7 6 3 0 4 3 4 7"
+    nodes = "".join(f'<node id="n{k}"><translate>{2 * k} 0 0</translate><instance_geometry url="#g"/></node>'
+                    for k in range(copies))
+    path.write_text(f"""<?xml version="1.0"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+<asset><unit meter="1"/><up_axis>Y_UP</up_axis></asset>
+<library_geometries><geometry id="g"><mesh>
+<source id="p"><float_array id="pa" count="24">{verts}</float_array><technique_common>
+<accessor source="#pa" count="8" stride="3"><param name="X" type="float"/><param name="Y" type="float"/>
+<param name="Z" type="float"/></accessor></technique_common></source>
+<vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
+<triangles count="12"><input semantic="VERTEX" source="#v" offset="0"/><p>{tris}</p></triangles>
+</mesh></geometry></library_geometries>
+<library_visual_scenes><visual_scene id="s">{nodes}</visual_scene></library_visual_scenes>
+<scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>""")
+    return path
+
+
+def model_world(folder: Path, *models: str) -> Path:
+    """A world with one block per model file, each shaped from its model (the load reads the models)."""
+    blocks = "".join(f'<block name="b{k}"><geometry type="box" lx="3" ly="2" lz="1"/><shape_from_visual/>\n'
+                     f"<visual><model_uri>{model}</model_uri></visual></block>\n" for k, model in enumerate(models))
+    path = folder / "w.world.xml"
+    path.write_text(f'<mvsim_world version="1.0">\n{blocks}</mvsim_world>\n')
+    return path
+
+
+@pytest.mark.parametrize("ext, vertices, faces", [
+    ("obj", 8, 12), ("ply", 8, 12), ("off", 8, 12), ("glb", 8, 12), ("gltf", 8, 12), ("stl", 36, 12)])
+def test_mesh_size_reads_the_counts_before_parsing(tmp_path, ext, vertices, faces):
+    size = mesh_size(write_box(tmp_path, ext))
+    assert (size.vertices, size.faces) == (vertices, faces)
+    assert size.memory_bytes >= size.file_bytes
+
+
+def test_mesh_size_of_ascii_stl_and_collada(tmp_path):
+    box = trimesh.creation.box(extents=(1.0, 1.0, 1.0))
+    box.export(tmp_path / "a.stl", file_type="stl_ascii")
+    assert (mesh_size(tmp_path / "a.stl").vertices, mesh_size(tmp_path / "a.stl").faces) == (36, 12)
+    dae = mesh_size(write_instanced_dae(tmp_path / "m.dae", 3))
+    assert (dae.vertices, dae.faces) == (None, None)  # weighed by its size alone
+    assert dae.memory_bytes == BYTES_PER_FILE_BYTE[".dae"] * dae.file_bytes
+
+
+def test_a_model_over_the_vertex_budget_is_not_parsed_and_costs_little_memory(tmp_path, monkeypatch):
+    import tracemalloc
+
+    model = write_grid_obj(tmp_path / "big.obj", 300_000)  # about 13 MB; parsing it would take ~120 MB
+    world_file = model_world(tmp_path, "big.obj")
+    monkeypatch.setattr(trimesh, "load_scene", lambda *a, **k: pytest.fail("the model was parsed"))
+    tracemalloc.start()
+    try:
+        world = load_world(world_file, limits=WorldLimits(max_mesh_vertices=5000))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * SCAN_CHUNK_BYTES < model.stat().st_size / 3, peak  # counted in pieces, never held whole
+    assert world.blocks[0].shape == DECLARED_BOX
+    heard = [w for w in world.warnings if str(model) in w]
+    assert heard == [f"{world_file}:2: <block>: 3D model {model} (model_uri big.obj) is too large to read: 300000 "
+                     "vertices, more than 5000 (limit max_mesh_vertices = 5000, node parameter "
+                     f"load_max_mesh_vertices); {FALLBACK}"]
+
+
+@pytest.mark.parametrize("field, used", [("max_mesh_vertices", 8), ("max_mesh_faces", 12), ("max_mesh_bytes", None)])
+def test_a_model_at_a_mesh_limit_loads_and_one_over_is_refused(tmp_path, field, used):
+    trimesh.creation.box(extents=(2.0, 1.0, 0.5)).export(tmp_path / "box.obj")
+    used = used if used is not None else mesh_size(tmp_path / "box.obj").memory_bytes
+    world_file = model_world(tmp_path, "box.obj")
+    fits = load_world(world_file, limits=WorldLimits(**{field: used}))
+    assert rect_corners(fits.blocks[0].shape) == rect_corners([(-1.0, -0.5), (1.0, -0.5), (1.0, 0.5), (-1.0, 0.5)])
+    assert not [w for w in fits.warnings if "box.obj" in w]
+    over = load_world(world_file, limits=WorldLimits(**{field: used - 1}))
+    assert over.blocks[0].shape == DECLARED_BOX
+    heard = [w for w in over.warnings if "box.obj" in w]
+    assert len(heard) == 1 and f"(limit {field} = {used - 1}, node parameter load_{field}); {FALLBACK}" in heard[0]
+
+
+def test_a_model_placed_many_times_is_stopped_while_its_geometry_is_gathered(tmp_path):
+    if not HAVE_COLLADA:
+        pytest.skip("pycollada is not installed")
+    write_instanced_dae(tmp_path / "many.dae", 100)  # 800 vertices in all, its file says nothing of it
+    world_file = model_world(tmp_path, "many.dae")
+    world = load_world(world_file, limits=WorldLimits(max_mesh_vertices=500))
+    assert world.blocks[0].shape == DECLARED_BOX
+    heard = [w for w in world.warnings if "many.dae" in w]
+    assert len(heard) == 1 and "vertices, more than 500 (limit max_mesh_vertices = 500" in heard[0]
+    clear_model_cache()
+    whole = load_world(world_file)  # within the default budgets: all 100 cubes, 199 m long
+    assert whole.blocks[0].shape != DECLARED_BOX and not [w for w in whole.warnings if "many.dae" in w]
+    assert max(x for x, _ in whole.blocks[0].shape) - min(x for x, _ in whole.blocks[0].shape) == pytest.approx(199)
+
+
+def test_a_refused_model_is_warned_about_once_per_load_and_read_again_under_other_limits(tmp_path):
+    write_grid_obj(tmp_path / "big.obj", 2000)
+    world_file = model_world(tmp_path, "big.obj", "big.obj")  # two blocks, one model
+    small = WorldLimits(max_mesh_vertices=1000)
+    for _ in range(2):
+        world = load_world(world_file, limits=small)
+        assert [b.shape for b in world.blocks] == [DECLARED_BOX, DECLARED_BOX]
+        assert len([w for w in world.warnings if "big.obj" in w]) == 1
+    roomy = load_world(world_file, limits=WorldLimits(max_mesh_vertices=2000))
+    assert roomy.blocks[0].shape != DECLARED_BOX and not [w for w in roomy.warnings if "big.obj" in w]
+    again = load_world(world_file, limits=small)  # read under other limits: the counts refuse it again
+    assert again.blocks[0].shape == DECLARED_BOX and len([w for w in again.warnings if "big.obj" in w]) == 1
+
+
+def test_a_header_that_declares_too_many_vertices_is_refused_before_parsing(tmp_path, monkeypatch):
+    (tmp_path / "liar.ply").write_text("ply\nformat ascii 1.0\nelement vertex 4000000000\nproperty float x\n"
+                                       "property float y\nproperty float z\nelement face 0\n"
+                                       "property list uchar int vertex_indices\nend_header\n0 0 0\n")
+    monkeypatch.setattr(trimesh, "load_scene", lambda *a, **k: pytest.fail("the model was parsed"))
+    heard = []
+    assert load_model_footprint(VisualSpec(model_uri="liar.ply"), tmp_path, heard.append) is None
+    assert len(heard) == 1 and "4000000000 vertices, more than 1000000 (limit max_mesh_vertices" in heard[0]

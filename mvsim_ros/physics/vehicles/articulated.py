@@ -132,7 +132,7 @@ def articulated_wheel_setpoints(v, gamma, gamma_rate, front_length, rear_length,
 
 @kernel
 def integrate_articulated_odometry(omega, radius, y, rear_wheels, front_wheels, vehicle, gamma, gamma_rate,
-                                   front_length, rear_length, odom_pose, odom_twist, dt):
+                                   front_length, rear_length, odom_pose, odom_twist, dt, scale):
     """Advance the odometry of articulated vehicles by dt [s] (midpoint heading): base_link speed from the rear
     wheels, yaw rate from seed 004's kinematics with the front-axle speed from the front wheels and the joint's
     encoder (gamma [rad], gamma_rate [rad/s]). odom_pose[k] = (x, y, yaw), odom_twist[k] = (v, omega), in place.
@@ -148,7 +148,7 @@ def integrate_articulated_odometry(omega, radius, y, rear_wheels, front_wheels, 
         c, s = math.cos(gamma[j]), math.sin(gamma[j])
         l_f, l_r = front_length[j], rear_length[j]
         yaw_rate = (front_speed * s - l_f * gamma_rate[j] * c) / (l_f * c + l_r)
-        advance_odometry(odom_pose, odom_twist, k, rear_speed, yaw_rate, dt)
+        advance_odometry(odom_pose, odom_twist, k, rear_speed, yaw_rate, dt, scale)
 
 
 def articulated_footprint(corners: dict[str, tuple[float, float]], pivot_x: float,

@@ -33,15 +33,16 @@ def odometry_wheel_pairs(wheels: WheelArrays, vehicle_count: int) -> tuple[np.nd
 
 
 @kernel
-def integrate_differential_odometry(omega, radius, y, vehicles, left, right, odom_pose, odom_twist, dt):
+def integrate_differential_odometry(omega, radius, y, vehicles, left, right, odom_pose, odom_twist, dt, scale):
     """Advance the odometry of the listed vehicles by dt [s] from their wheels' spin rates (midpoint heading).
 
     left[k], right[k]: vehicle k's odometry wheels; odom_pose[k] = (x, y, yaw) [m, m, rad] and
-    odom_twist[k] = (v, omega) [m/s, rad/s] are updated in place.
+    odom_twist[k] = (v, omega) [m/s, rad/s] are updated in place; scale: the odometry multipliers
+    (advance_odometry).
     """
     for j in range(vehicles.size):
         k = vehicles[j]
         l, r = left[k], right[k]
         v_left = omega[l] * radius[l]
         yaw_rate = (omega[r] * radius[r] - v_left) / (y[l] - y[r])
-        advance_odometry(odom_pose, odom_twist, k, v_left + yaw_rate * y[l], yaw_rate, dt)
+        advance_odometry(odom_pose, odom_twist, k, v_left + yaw_rate * y[l], yaw_rate, dt, scale)

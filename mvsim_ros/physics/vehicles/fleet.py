@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mvsim_ros.physics.controllers import pid_torque_law
+from mvsim_ros.physics.controllers import WheelControllers, pid_torque_law
 from mvsim_ros.physics.jit import kernel
 from mvsim_ros.physics.vehicles.ackermann import (
     DRIVETRAIN_CODES,
@@ -145,44 +145,34 @@ class Drivetrains:
     """ackermann_drivetrain vehicles: one motor torque from a PID on the odometry speed, split by differentials.
 
     Wheel indices per vehicle in the order FL, FR, RL, RR; code: DRIVETRAIN_CODES; params (n, 6) in
-    _DRIVETRAIN_PARAM_ORDER; PID gains as in the world file; raw_torque: motor torque of raw-controlled ones.
+    _DRIVETRAIN_PARAM_ORDER; motor: the PID settings and state, one row per vehicle (raw_torque: the motor torque
+    of raw-controlled ones) with the same options as the wheels' (controllers.py).
     """
 
     vehicle: np.ndarray
     wheels: np.ndarray
     code: np.ndarray
     params: np.ndarray
-    pid: np.ndarray
-    kp: np.ndarray
-    ki: np.ndarray
-    kd: np.ndarray
-    i_max: np.ndarray
-    max_torque: np.ndarray
-    raw_torque: np.ndarray
-    integral: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    last_error: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    motor: WheelControllers
     unit: np.ndarray = field(default_factory=lambda: np.zeros(0))  # ones: the PID measures speed directly
 
     @classmethod
     def build(cls, vehicles: list[VehicleSpec], offsets: list[int]) -> "Drivetrains":
-        rows, wheel_rows, params = [], [], []
+        index, codes, wheel_rows, params, rows, raw = [], [], [], [], [], []
         for k, v in enumerate(vehicles):
             if v.dynamics != "ackermann_drivetrain":
                 continue
             names = ("fl_wheel", "fr_wheel", "rl_wheel", "rr_wheel")
             wheel_rows.append([_wheel_index(offsets, v, k, n) for n in names])
-            p = v.controller.params
+            index.append(k)
+            codes.append(DRIVETRAIN_CODES[v.drivetrain.type])
             is_pid = v.controller.kind in ("twist_front_steer_pid", "front_steer_pid")
-            rows.append((k, DRIVETRAIN_CODES[v.drivetrain.type], float(is_pid), p.get("KP", 0.0), p.get("KI", 0.0),
-                         p.get("KD", 0.0), p.get("I_MAX", 0.0), p.get("max_torque", math.inf),
-                         p.get("torque", 0.0)))
+            rows.append(v.controller.params if is_pid else None)
+            raw.append(0.0 if is_pid else v.controller.params.get("torque", 0.0))
             params.append([v.drivetrain.params[name] for name in _DRIVETRAIN_PARAM_ORDER])
-        t = np.array(rows, dtype=float).reshape(-1, 9)
-        trains = cls(t[:, 0].astype(np.intp), np.array(wheel_rows, dtype=np.intp).reshape(-1, 4),
-                     t[:, 1].astype(np.int64), np.array(params, dtype=float).reshape(-1, 6), t[:, 2] > 0,
-                     t[:, 3].copy(), t[:, 4].copy(), t[:, 5].copy(), t[:, 6].copy(), t[:, 7].copy(), t[:, 8].copy())
-        trains.integral = np.zeros(len(rows))
-        trains.last_error = np.zeros(len(rows))
+        trains = cls(np.array(index, dtype=np.intp), np.array(wheel_rows, dtype=np.intp).reshape(-1, 4),
+                     np.array(codes, dtype=np.int64), np.array(params, dtype=float).reshape(-1, 6),
+                     WheelControllers.from_rows(rows, raw, list(range(len(rows)))))
         trains.unit = np.ones(len(rows))
         return trains
 
@@ -191,11 +181,10 @@ class Drivetrains:
         """Torque [N m] for each drivetrain wheel (rows: vehicles, columns FL, FR, RL, RR).
 
         wanted_speed / odometry_speed [m/s] per drivetrain vehicle; omega: all wheels' spin [rad/s]."""
-        # The same PID (and anti-windup) as the wheels', on the vehicle's speed; its law evaluated explicitly.
-        const, slope = pid_torque_law(wanted_speed, odometry_speed, self.unit, dt, self.pid, self.kp, self.ki,
-                                      self.kd, self.i_max, self.max_torque, self.raw_torque, self.integral,
-                                      self.last_error)
-        motor = np.clip(const - slope * odometry_speed, -self.max_torque, self.max_torque)
+        # The same PID as the wheels', on the vehicle's speed; its law evaluated explicitly.
+        m = self.motor
+        const, slope = pid_torque_law(wanted_speed, odometry_speed, self.unit, dt, m.arrays())
+        motor = np.clip(const - slope * odometry_speed, -m.max_torque, m.max_torque)
         w = self.wheels
         fractions = drivetrain_fractions(self.code, omega[w[:, 0]], omega[w[:, 1]], omega[w[:, 2]], omega[w[:, 3]],
                                          self.params)
