@@ -1,8 +1,12 @@
 """Launch the mvsim_ros simulator (and optionally rviz2) on a world file; the arguments are MVSim's.
 
-    ros2 launch mvsim_ros demo.launch.py [world_file:=...] [use_rviz:=true] [rviz_config_file:=...]
-        [headless:=false] [viewer_port:=8090] [do_fake_localization:=true] [realtime_factor:=1.0]
-        [use_sim_time:=true]
+    ros2 launch mvsim_ros demo.launch.py [world_file:=...] [headless:=false] [do_fake_localization:=true]
+        [publish_tf_odom2baselink:=true] [force_publish_vehicle_namespace:=false] [publish_log_topics:=false]
+        [use_rviz:=false] [rviz_config_file:=...] [viewer_port:=8090] [realtime_factor:=1.0] [use_sim_time:=true]
+
+The first eight are the arguments of MVSim's launch/launch_world.launch.py, with its meanings; `use_rviz`
+defaults to false here (MVSim: true) because the browser viewer already shows the world. `viewer_port`,
+`realtime_factor` and `use_sim_time` are this package's.
 
 headless:=false (the default, as MVSim's GUI) serves the live 3D viewer at http://127.0.0.1:<viewer_port>/ (the
 node prints the address): open it in a browser to watch the world and drive the selected vehicle with W/A/S/D.
@@ -26,16 +30,25 @@ from launch_ros.actions import Node
 PACKAGE = "mvsim_ros"
 TRUE_WORDS = ("true", "1", "yes", "on")
 
+#: (name, default, description) of every launch argument. MVSim's launch_world.launch.py arguments come first.
 ARGUMENTS = (
-    ("world_file", None, "MVSim world XML file to simulate"),
+    ("world_file", None, "path to the *.world.xml file to load"),
     ("headless", "false", "true: no viewer; false: serve the live 3D viewer at http://127.0.0.1:<viewer_port>/"),
-    ("viewer_port", "8090", "TCP port of the viewer (0 = any free port, printed at start)"),
-    ("do_fake_localization", "true", "publish the identity map -> odom (turn off when AMCL or SLAM runs)"),
+    ("do_fake_localization", "true", "publish the true map -> odom (identity until a teleport), amcl_pose and "
+                                     "particlecloud; turn off when AMCL or SLAM runs"),
+    ("publish_tf_odom2baselink", "true", "publish odom -> base_link on tf (the odometry topics go on regardless)"),
+    ("force_publish_vehicle_namespace", "false", "use the vehicle name as topic namespace even if there is only "
+                                                 "one vehicle"),
+    ("publish_log_topics", "false", "publish every CSV-log column as a std_msgs/Float64 topic per vehicle"),
     ("use_rviz", "false", "also start rviz2"),
     ("rviz_config_file", "", "rviz2 configuration (empty: the world's own, or one generated from it)"),
+    ("viewer_port", "8090", "TCP port of the viewer (0 = any free port, printed at start)"),
     ("realtime_factor", "1.0", "simulated s per wall s: 1 = real time, 0 = as fast as possible"),
     ("use_sim_time", "true", "nodes started here (rviz2) follow /clock; the simulator publishes it"),
 )
+#: Boolean arguments passed to the node as the parameter of the same name.
+BOOLEAN_PARAMETERS = ("headless", "do_fake_localization", "publish_tf_odom2baselink",
+                      "force_publish_vehicle_namespace", "publish_log_topics", "use_sim_time")
 
 
 def is_true(text: str) -> bool:
@@ -89,11 +102,9 @@ def launch_nodes(context):
     use_rviz = is_true(arg["use_rviz"])
     parameters = {
         "world_file": world_file,
-        "headless": is_true(arg["headless"]),
+        **{name: is_true(arg[name]) for name in BOOLEAN_PARAMETERS},
         "viewer_port": int(number(arg["viewer_port"], "viewer_port")),
-        "do_fake_localization": is_true(arg["do_fake_localization"]),
         "realtime_factor": number(arg["realtime_factor"], "realtime_factor"),
-        "use_sim_time": is_true(arg["use_sim_time"]),
     }
     if use_rviz and world_vehicle_count(world_file) > 1:
         parameters[SINGLE_TREE_PARAMETER] = True

@@ -6,7 +6,8 @@
 
 The simulation runs on the main thread at the real-time factor (simulated s per wall s), in batches of fixed steps
 with sleeps between them; sensors are measured after each step that makes them due. The page drives the selected
-vehicle (keyboard teleop), pauses, steps, resumes and resets the simulation. Ctrl-C or SIGTERM stops it cleanly.
+vehicle (keyboard teleop), puts it where the mouse says (set pose), pauses, steps, resumes and resets the
+simulation; a goal set in the page is only shown (there is no planner without ROS). Ctrl-C or SIGTERM stops it cleanly.
 Every option is checked before anything starts: a bad one is one line on stderr and exit status 2.
 """
 
@@ -62,6 +63,8 @@ class ViewRunner:
         self.paused = False
         self.rtf = 0.0
         self.pending_steps = 0
+        #: The newest goal set in the page per vehicle index: (x [m], y [m], yaw [rad]); shown, not pursued.
+        self.goals: dict[int, tuple[float, float, float]] = {}
         self._build()
 
     def _build(self) -> None:
@@ -98,6 +101,20 @@ class ViewRunner:
             return
         if note:
             self._log.warn(f"clamped {kind} commands", note)
+
+    @property
+    def rtf_target(self) -> float:
+        """The real-time factor aimed at (simulated s per wall s)."""
+        return self.realtime_factor
+
+    def set_pose(self, vehicle_index: int, x: float, y: float, yaw: float) -> None:
+        """Put a vehicle at (x, y) [m] heading yaw [rad] with zero velocity, as `initialpose` does under ROS
+        (Simulation.set_vehicle_state; ValueError when the simulation refuses the pose)."""
+        self.sim.set_vehicle_state(vehicle_index, x, y, yaw)
+
+    def goal(self, vehicle_index: int, x: float, y: float, yaw: float) -> None:
+        """Remember a goal for a vehicle (without ROS nothing pursues it; the page shows it)."""
+        self.goals[vehicle_index] = (float(x), float(y), float(yaw))
 
     def pause(self) -> None:
         """Stop the simulated time."""

@@ -10,13 +10,18 @@ from pathlib import Path
 import pytest
 
 from launch_support import load_launch_file
+from mvsim_ros.ros.parameters import PARAMETERS
 from mvsim_ros.rviz_config import SINGLE_TREE_PARAMETER
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCH_FILE = ROOT / "launch" / "demo.launch.py"
-#: MVSim's arguments (its generic launch_world.launch.py and tutorial launch files) plus ours.
-EXPECTED_ARGUMENTS = {"world_file", "headless", "viewer_port", "do_fake_localization", "use_rviz", "rviz_config_file",
-                      "realtime_factor", "use_sim_time"}
+#: The arguments of MVSim's launch/launch_world.launch.py (MVSim 1.x), each with MVSim's default, except use_rviz
+#: (MVSim: true; here false, the browser viewer shows the world).
+MVSIM_ARGUMENTS = {"world_file": None, "headless": "false", "do_fake_localization": "true",
+                   "publish_tf_odom2baselink": "true", "force_publish_vehicle_namespace": "false",
+                   "publish_log_topics": "false", "use_rviz": "false", "rviz_config_file": ""}
+#: MVSim's arguments plus ours.
+EXPECTED_ARGUMENTS = set(MVSIM_ARGUMENTS) | {"viewer_port", "realtime_factor", "use_sim_time"}
 
 
 def _real_launch_available() -> bool:
@@ -60,7 +65,9 @@ def test_defaults_start_the_simulator_on_the_demo_world_without_rviz(monkeypatch
     assert set(nodes) == {"mvsim_node"}
     params = nodes["mvsim_node"].kwargs["parameters"][1]
     assert params == {"world_file": str(ROOT / "worlds" / "demo_2robots.world.xml"), "headless": False,
-                      "viewer_port": 8090, "do_fake_localization": True, "realtime_factor": 1.0, "use_sim_time": True}
+                      "viewer_port": 8090, "do_fake_localization": True, "realtime_factor": 1.0, "use_sim_time": True,
+                      "publish_tf_odom2baselink": True, "force_publish_vehicle_namespace": False,
+                      "publish_log_topics": False}
     assert nodes["mvsim_node"].kwargs["parameters"][0] == str(ROOT / "config" / "demo.yaml")
 
 
@@ -99,3 +106,25 @@ def test_a_world_without_a_shipped_config_gets_a_generated_one(monkeypatch):
 def test_a_bad_realtime_factor_is_one_clear_error(monkeypatch):
     with pytest.raises(ValueError, match="realtime_factor:='fast' is not a number"):
         _nodes(monkeypatch, realtime_factor="fast")
+
+
+def test_mvsim_arguments_keep_mvsim_defaults_and_come_first():
+    tree = ast.parse(LAUNCH_FILE.read_text(), str(LAUNCH_FILE))
+    table = next(node.value for node in tree.body
+                 if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "ARGUMENTS" for t in node.targets))
+    rows = [ast.literal_eval(row) for row in table.elts]
+    assert [name for name, _, _ in rows[:len(MVSIM_ARGUMENTS)]] == list(MVSIM_ARGUMENTS)
+    for name, default, _ in rows[:len(MVSIM_ARGUMENTS)]:
+        assert default == MVSIM_ARGUMENTS[name], name
+
+
+@skip_if_real_launch
+def test_mvsim_switches_reach_the_node_as_its_parameters(monkeypatch):
+    nodes = _nodes(monkeypatch, publish_tf_odom2baselink="False", force_publish_vehicle_namespace="True",
+                   publish_log_topics="true", headless="True")
+    params = nodes["mvsim_node"].kwargs["parameters"][1]
+    assert params["publish_tf_odom2baselink"] is False
+    assert params["force_publish_vehicle_namespace"] is True
+    assert params["publish_log_topics"] is True
+    assert params["headless"] is True
+    assert set(params) - {"use_sim_time"} <= set(PARAMETERS)  # every parameter passed is one the node knows

@@ -2,7 +2,10 @@
 
 Commands typed in the page enter through the same checks as `cmd_vel` and `ackermann_cmd` (CommandSubscriptions:
 non-finite values dropped with a warning, limits clamped, the watchdog), and the run-state buttons do what the
-simulation_interfaces services do (pause, play, step while paused, reset to the start). Which pages may connect:
+simulation_interfaces services do (pause, play, step while paused, reset to the start). "Set pose" in the page
+moves a vehicle as `initialpose` does (Simulation.set_vehicle_state, then the map -> odom refresh), and a goal set
+in the page is published as geometry_msgs/PoseStamped on `goal_pose` (frame `map`), as rviz's "2D Goal Pose" tool
+does. Which pages may connect:
 the viewer's own address, the origins of `viewer_allowed_origins`, and with `viewer_token` only those given the
 run's token (mvsim_ros/viewer/access.py).
 """
@@ -11,7 +14,11 @@ from __future__ import annotations
 
 import time
 
+from geometry_msgs.msg import PoseStamped
+
+from mvsim_ros.ros.conversions import sim_time_msg, yaw_quaternion
 from mvsim_ros.ros.parameters import PARAMETERS, coerce
+from mvsim_ros.ros.qos import COMMAND_QOS
 from mvsim_ros.ros.step_queue import StepJob
 from mvsim_ros.viewer.access import new_token
 from mvsim_ros.viewer.link import ViewerLink
@@ -21,6 +28,21 @@ from mvsim_ros.viewer.throttle import LogThrottle
 
 #: Wall time [s] over which the real-time factor shown in the page is measured.
 RTF_WINDOW_S = 1.0
+#: Topic and frame of the goals set in the page (those of rviz's "2D Goal Pose" tool).
+GOAL_TOPIC = "goal_pose"
+GOAL_FRAME = "map"
+
+
+def goal_message(x: float, y: float, yaw: float, stamp_s: float) -> PoseStamped:
+    """geometry_msgs/PoseStamped of a planar goal (x [m], y [m], yaw [rad]) in GOAL_FRAME, stamped at the
+    simulated time stamp_s [s]."""
+    msg = PoseStamped()
+    msg.header.frame_id = GOAL_FRAME
+    msg.header.stamp = sim_time_msg(stamp_s)
+    msg.pose.position.x = float(x)
+    msg.pose.position.y = float(y)
+    msg.pose.orientation = yaw_quaternion(float(yaw))
+    return msg
 
 
 class NodeViewerHost:
@@ -29,6 +51,7 @@ class NodeViewerHost:
 
     def __init__(self, node) -> None:
         self.node = node
+        self._goals = node.create_publisher(PoseStamped, GOAL_TOPIC, COMMAND_QOS)
         #: Bumped whenever the node's simulation is replaced (reset, spawn, delete): the pages reload the scene.
         self.scene_version = 0
         self._sim_id = id(node.sim)
@@ -65,6 +88,30 @@ class NodeViewerHost:
             self._rtf = max(0.0, sim_time - sim0) / (now - wall0)
             self._mark = (now, sim_time)
         return self._rtf
+
+    @property
+    def rtf_target(self) -> float:
+        """The node's realtime_factor parameter (0: as fast as possible)."""
+        return float(self.node.realtime_factor)
+
+    def set_pose(self, index: int, x: float, y: float, yaw: float) -> None:
+        """Put vehicle `index` at (x, y) [m] heading yaw [rad], as `initialpose` does: the simulation's
+        set_vehicle_state (ValueError when it refuses the pose), then the fake-localization refresh."""
+        session = self.node.session
+        if session is None:
+            return
+        session.sim.set_vehicle_state(index, x, y, yaw)
+        relocalize = getattr(session.publishers, "relocalize", None)
+        if relocalize is not None:
+            relocalize(index)
+        self.node.get_logger().info(f"{self.sim.vehicle_names[index]}: moved by the viewer to x={x:.3f} m, "
+                                    f"y={y:.3f} m, yaw={yaw:.3f} rad")
+
+    def goal(self, index: int, x: float, y: float, yaw: float) -> None:
+        """Publish a goal set in the page for vehicle `index` on GOAL_TOPIC (as rviz's goal tool does)."""
+        self._goals.publish(goal_message(x, y, yaw, self.sim.time))
+        self.node.get_logger().info(f"{self.sim.vehicle_names[index]}: goal from the viewer x={x:.3f} m, "
+                                    f"y={y:.3f} m, yaw={yaw:.3f} rad published on {GOAL_TOPIC}")
 
     def drive(self, index: int, v: float, w: float) -> None:
         """Forward speed v [m/s] and yaw rate w [rad/s] for vehicle `index`, checked as cmd_vel is."""

@@ -12,9 +12,10 @@ DEFAULT_WORLD_LIMITS.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
@@ -205,5 +206,32 @@ def declare_and_read(node: Node) -> dict[str, Any]:
     return values
 
 
+#: Prefixes of parameters that rclpy itself may declare on demand (QoS overrides of a publisher or subscription).
+_RCLPY_ON_DEMAND = ("qos_overrides.",)
+
+
+def unknown_parameter_warnings(given: Iterable[str], is_known: Callable[[str], bool]) -> list[str]:
+    """One warning text per parameter in `given` (names set on the command line or in a parameters file for this
+    node) that `is_known` rejects, naming the closest known parameter when one is close: such a value (a typo
+    such as `-p headles:=false`) would otherwise have no effect without a word."""
+    known = [*PARAMETERS, "use_sim_time"]
+    warnings = []
+    for name in sorted(set(given)):
+        if is_known(name) or name.startswith(_RCLPY_ON_DEMAND):
+            continue
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else " (the node's parameters: docs/ros-interface.md)"
+        warnings.append(f"unknown parameter '{name}' is ignored{hint}")
+    return warnings
+
+
+def warn_unknown_parameters(node: Node) -> list[str]:
+    """Log (and return) a warning for every parameter override of `node` that it did not declare."""
+    warnings = unknown_parameter_warnings(node._parameter_overrides, node.has_parameter)  # rclpy keeps no public view
+    for text in warnings:
+        node.get_logger().warning(text)
+    return warnings
+
+
 __all__ = ["LOAD_PREFIX", "PARAMETERS", "ParamSpec", "ParameterError", "coerce", "declare_and_read", "empty_override",
-           "load_limits"]
+           "load_limits", "unknown_parameter_warnings", "warn_unknown_parameters"]

@@ -18,7 +18,7 @@ from mvsim_ros.physics.ground_truth_files import GroundTruthFiles
 from mvsim_ros.ros.entity_reuse import EntityReuse
 from mvsim_ros.ros.lean_events import LeanEventsNode
 from mvsim_ros.ros.log_services import LogServices
-from mvsim_ros.ros.parameters import declare_and_read, load_limits
+from mvsim_ros.ros.parameters import declare_and_read, load_limits, warn_unknown_parameters
 from mvsim_ros.ros.map_publisher import MapPublisher
 from mvsim_ros.ros.signals import StopSignals
 from mvsim_ros.ros.status import StatusLine
@@ -85,6 +85,7 @@ class MvsimNode(LeanEventsNode):
 
     def _start(self) -> None:
         p = declare_and_read(self)
+        warn_unknown_parameters(self)
         with self._stop.interruptible():  # a slow world load ends at once on a signal
             spec = load_world(resolve_world_file(p["world_file"]), random_seed=p["random_seed"],
                               allow_shell=p["allow_shell_in_world"], limits=load_limits(p))
@@ -138,10 +139,9 @@ class MvsimNode(LeanEventsNode):
             self.get_logger().info(f"viewer: open {self.viewer.url} in a browser (W/A/S/D or arrows drive the "
                                    "selected vehicle, space stops)")
         if self.session.prefixes:
-            self.get_logger().info(
-                "drive it: ros2 run teleop_twist_keyboard teleop_twist_keyboard "
-                f"--ros-args -r cmd_vel:=/{self.session.prefixes[0]}cmd_vel"
-            )
+            remap = f"--ros-args -r cmd_vel:=/{self.session.prefixes[0]}cmd_vel"
+            self.get_logger().info(f"drive it: mvsim_teleop {remap} (or, with a ROS 2 install: "
+                                   f"ros2 run teleop_twist_keyboard teleop_twist_keyboard {remap})")
 
     def create_publisher(self, msg_type, topic, qos_profile, **kwargs):
         """rclpy's create_publisher, handing over a parked publisher of a replaced session when one matches."""
@@ -235,11 +235,13 @@ class MvsimNode(LeanEventsNode):
         self.step_queue.abort_all("the simulation was played")
         self.paused = self.stopped = False
         self._rebase_clock()
+        self._restart_status()
 
     def pause(self) -> None:
         """Stop stepping with the wall clock (queued steps still run); /clock stops with the simulation, at the
         time it paused."""
         self.paused = True
+        self._restart_status()
         if self.session is not None:
             self.session.publish_clock()
 
@@ -248,6 +250,7 @@ class MvsimNode(LeanEventsNode):
         self.step_queue.abort_all("the simulation was stopped")
         self.reset_to_start()
         self.paused = self.stopped = True
+        self._restart_status()
 
     def quit(self) -> None:
         """End the node's spin loop after this callback: the process exits normally (status 0)."""
@@ -279,6 +282,7 @@ class MvsimNode(LeanEventsNode):
         for warning in self.session.warnings:
             self.get_logger().warning(warning)
         self.status.sim = sim
+        self._restart_status()
         if self.logs is not None:
             self.logs.follow(sim)
         if self.ground_truth is not None:
@@ -289,6 +293,11 @@ class MvsimNode(LeanEventsNode):
     def start_spec(self):
         """The world as loaded (after ROS-safe renaming): what a full reset goes back to."""
         return self._start_spec
+
+    def _restart_status(self) -> None:
+        """The status line's real-time factor starts a new window now (after a reset, swap, pause or resume)."""
+        if self.status is not None:
+            self.status.restart("paused" if self.paused else "")
 
     def _rebase_clock(self) -> None:
         self._wall_anchor, self._sim_anchor = time.monotonic(), self.sim.time

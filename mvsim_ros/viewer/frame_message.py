@@ -21,6 +21,9 @@ from mvsim_ros.world.specs import Pose3
 
 #: JPEG quality of camera images sent to the page (Pillow's scale, 1..95).
 JPEG_QUALITY = 80
+#: Columns of the frame's "vehicles" array: x, y, yaw, forward speed, lateral speed, yaw rate, steering angle,
+#: collision (see protocol.py).
+VEHICLE_COLUMNS = 8
 
 
 def pack_message(header: dict, arrays=(), tail: bytes = b"") -> bytes:
@@ -75,7 +78,11 @@ class FrameEncoder:
         self._planes = plane_poses(spec).astype(np.float32)
         self._tracks = [(k, track) for k, track in enumerate(plane_tracks(spec)) if track is not None]
         self._actors = np.zeros((len(spec.actors), 4), dtype=np.float32)
-        self._wheels = np.zeros((sim.wheels.count, 2), dtype=np.float32)
+        self._wheels = np.zeros((sim.wheels.count, 3), dtype=np.float32)
+        self._vehicles = np.zeros((len(sim.vehicle_names), VEHICLE_COLUMNS), dtype=np.float32)
+        #: (vehicle index, its row in the simulation's steering or articulation arrays) of steerable vehicles.
+        self._steered = [(int(k), j) for j, k in enumerate(sim.steering.vehicle.tolist())]
+        self._articulated = [(int(k), j) for j, k in enumerate(sim.articulations.vehicle.tolist())]
         self._trains = sorted(towed_vehicles(spec).items())
         self.lidars = list(sensors.lidars) if sensors is not None else []
         self.lidars3d = list(sensors.lidars3d) if sensors is not None else []
@@ -87,8 +94,9 @@ class FrameEncoder:
         self._clouds: list[tuple[object, np.ndarray] | None] = [None] * len(self.lidars3d)
         self._images_sent: dict[int, object] = {}
 
-    def frame(self, version: int, paused: bool, rtf: float) -> bytes:
-        """The protocol's frame of the simulation's current state (see protocol.py for the arrays)."""
+    def frame(self, version: int, paused: bool, rtf: float, rtf_target: float = 0.0) -> bytes:
+        """The protocol's frame of the simulation's current state (see protocol.py for the arrays); rtf: the
+        measured real-time factor, rtf_target: the one aimed at (0: as fast as possible)."""
         sim = self.sim
         bodies = self._bodies
         pose3 = getattr(sim, "body_pose3", None)  # (B, 6) x y z yaw pitch roll, once the physics has terrain
@@ -99,6 +107,8 @@ class FrameEncoder:
             bodies[:, :2] = pose[:, :2]
             bodies[:, 3] = pose[:, 2]
         arrays = [("bodies", bodies)]
+        if len(self._vehicles):
+            arrays.append(("vehicles", self._vehicle_states()))
         if self._has_blocks:
             arrays.append(("blocks", sim.block_poses3()))
         if len(self._planes):
@@ -111,6 +121,7 @@ class FrameEncoder:
         if len(self._wheels):
             self._wheels[:, 0] = sim.wheels.phi
             self._wheels[:, 1] = sim.wheels.yaw
+            self._wheels[:, 2] = sim.wheels.omega
             arrays.append(("wheels", self._wheels))
         for k in range(len(self.lidars)):
             scan = self._scan(k)
@@ -123,8 +134,22 @@ class FrameEncoder:
         for head, train in self._trains:
             arrays.append((f"footprint:{head}", self._footprint(head, train)))
         header = {"type": "frame", "version": int(version), "time": _finite(sim.time), "paused": bool(paused),
-                  "rtf": _finite(rtf)}
+                  "rtf": _finite(rtf), "rtf_target": _finite(rtf_target)}
         return pack_message(header, arrays)
+
+    def _vehicle_states(self) -> np.ndarray:
+        """(V, VEHICLE_COLUMNS) float32: each vehicle's pose, body-frame velocity, steering and collision state
+        (the "vehicles" array of protocol.py)."""
+        sim, out = self.sim, self._vehicles
+        out[:, 0:3] = sim.pose
+        out[:, 3:6] = sim.body_twist()
+        out[:, 6] = 0.0
+        for k, j in self._steered:
+            out[k, 6] = sim.steering.delta[j]
+        for k, j in self._articulated:
+            out[k, 6] = sim.articulations.gamma[j]
+        out[:, 7] = sim.collision_now
+        return np.nan_to_num(out, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
 
     def _scan(self, k: int) -> np.ndarray | None:
         """(N + 1, 3) float32: lidar k's origin, then each beam's world end point (max range: no return), along

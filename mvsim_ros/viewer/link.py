@@ -5,11 +5,13 @@
     sim.step(); link.service()          # between steps: ~free when no frame is due
 
 `service()` reads the wall clock and returns at once unless a frame is due (every 1 / server.rate_hz s). When due
-it applies the pages' messages (drive, steer, run-state controls) through the host, sends the scene again when the
-host rebuilt its simulation (`scene_version` changed), and sends a frame and the wanted cameras' images.
+it applies the pages' messages (drive, steer, set pose, goal, run-state controls) through the host, sends the
+scene again when the host rebuilt its simulation (`scene_version` changed), and sends a frame and the wanted
+cameras' images.
 
 What pages ask is bounded before it reaches the host, so that no page can stall the simulation: of the messages
-taken together only the newest drive or steer per vehicle is applied (they are set-points), run-state controls are
+taken together only the newest drive or steer per vehicle is applied (they are set-points), as is the newest
+set pose and the newest goal per vehicle, run-state controls are
 merged (merge_controls: at most one of each action) and a reset runs at most once per RESET_INTERVAL_S of wall
 time (one asked sooner waits its turn, merged with what comes meanwhile). Warnings are rate-limited per kind.
 """
@@ -20,7 +22,7 @@ import logging
 import time
 from typing import Callable, Protocol, runtime_checkable
 
-from mvsim_ros.viewer.protocol import IMAGE_RATE_HZ, MAX_STEPS, RESET_INTERVAL_S
+from mvsim_ros.viewer.protocol import IMAGE_RATE_HZ, MAX_STEPS, POSE_MESSAGES, RESET_INTERVAL_S
 from mvsim_ros.viewer.throttle import LogThrottle
 
 LOG = logging.getLogger("mvsim_ros.viewer")
@@ -32,8 +34,10 @@ class ViewerHost(Protocol):
 
     sim: the current physics Simulation; sensors: its Sensors (mvsim_ros.sensors.suite) or None; scene_version:
     bumped by the host whenever it replaces or rebuilds `sim` (reset, spawn, delete); paused: the run state;
-    rtf: measured real-time factor (simulated s / wall s). The methods apply a page's request; drive/steer take a
-    vehicle index and SI values (v [m/s], w [rad/s]; speed [m/s], angle [rad]).
+    rtf: measured real-time factor (simulated s / wall s); rtf_target: the one aimed at (0: as fast as possible).
+    The methods apply a page's request; drive/steer take a vehicle index and SI values (v [m/s], w [rad/s];
+    speed [m/s], angle [rad]); set_pose and goal a vehicle index and a planar pose of the world frame (x [m],
+    y [m], yaw [rad]); set_pose raises ValueError when the simulation refuses the pose.
     """
 
     sim: object
@@ -41,10 +45,15 @@ class ViewerHost(Protocol):
     scene_version: int
     paused: bool
     rtf: float
+    rtf_target: float
 
     def drive(self, vehicle_index: int, v: float, w: float) -> None: ...
 
     def steer(self, vehicle_index: int, speed: float, angle: float) -> None: ...
+
+    def set_pose(self, vehicle_index: int, x: float, y: float, yaw: float) -> None: ...
+
+    def goal(self, vehicle_index: int, x: float, y: float, yaw: float) -> None: ...
 
     def pause(self) -> None: ...
 
@@ -73,11 +82,15 @@ def merge_controls(controls: list[dict]) -> list[dict]:
 
 
 def newest_commands(commands: list[dict]) -> list[dict]:
-    """Drive and steer messages (oldest first) reduced to the newest one per vehicle name, in the order of those."""
-    newest: dict[str, dict] = {}
+    """Messages naming a vehicle (oldest first) reduced to the newest one per message type and vehicle name, in
+    the order of those: drive and steer share one slot per vehicle (both are its speed set-point), set_pose and
+    goal have one each."""
+    newest: dict[tuple, dict] = {}
     for msg in commands:
-        newest.pop(msg.get("vehicle"), None)  # re-inserted last: the order of the newest ones
-        newest[msg.get("vehicle")] = msg
+        kind = msg.get("type")
+        key = ("command" if kind in ("drive", "steer") else kind, msg.get("vehicle"))
+        newest.pop(key, None)  # re-inserted last: the order of the newest ones
+        newest[key] = msg
     return list(newest.values())
 
 
@@ -122,13 +135,14 @@ class ViewerLink:
         host, server = self.host, self.server
         self._sync()
         messages = server.take_messages()
-        for msg in newest_commands([m for m in messages if m.get("type") in ("drive", "steer")]):
+        for msg in newest_commands([m for m in messages if m.get("type") in ("drive", "steer", *POSE_MESSAGES)]):
             self._apply(msg)
         self._run_controls([m for m in messages if m.get("type") == "control"], now)
         version = self._sync()  # a reset may have rebuilt the simulation
         if server.page_count == 0:
             return
-        server.set_frame(self._encoder.frame(version, bool(host.paused), float(host.rtf)))
+        target = float(getattr(host, "rtf_target", 0.0))
+        server.set_frame(self._encoder.frame(version, bool(host.paused), float(host.rtf), target))
         if now >= self._next_image:
             wanted = server.wanted_cameras()
             if wanted:
@@ -195,6 +209,11 @@ class ViewerLink:
                                    "cannot steer (send 'drive' for it); ignored")
                     return
                 host.steer(index, msg["speed"], msg["angle"])
+            elif kind in POSE_MESSAGES:
+                index = self._vehicle(msg["vehicle"])
+                if index is not None:
+                    apply = host.set_pose if kind == "set_pose" else host.goal
+                    apply(index, msg["x"], msg["y"], msg["yaw"])
             elif kind == "control":
                 action = msg.get("action")
                 if action == "pause":

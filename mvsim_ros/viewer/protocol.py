@@ -14,7 +14,8 @@ Server -> page
    "vehicles": [...], "wheels": [...], "lidars": [...], "lidars3d": [...], "cameras": [...]}``
 
    - ``gui``: the world's ``<gui>`` camera hints: ``cam_distance`` [m], ``cam_azimuth`` [rad],
-     ``cam_elevation`` [rad], ``fov`` [rad], ``follow_vehicle`` (name or ""), ``cam_point_to`` [x, y, z].
+     ``cam_elevation`` [rad], ``fov`` [rad], ``follow_vehicle`` (name or ""), ``cam_point_to`` [x, y, z],
+     ``from_world`` (bool: the world has a ``<gui>``; without one the page frames the vehicles at the first frame).
    - ``meshes``: triangles to draw, each ``{"name": str, "group": GROUP, "index": int, "vertices": B64,
      "indices": B64 | null, "double_sided": bool}``. ``vertices`` is base64 of float32 rows of 9 values
      ``(x, y, z, nx, ny, nz, r, g, b)`` (colours 0..1) in the object's own frame; ``indices`` base64 of uint32
@@ -23,7 +24,9 @@ Server -> page
      frame, index -1), ``"plane"`` (horizontal planes: ``planes`` rows), ``"block"`` (``blocks`` rows),
      ``"body"`` (vehicle chassis and articulated front units: ``bodies`` rows), ``"actor"`` (``actors`` rows).
    - ``vehicles``: ``{"name": str, "body": int, "steerable": bool, "articulated": bool, "color": "#rrggbb",
-     "footprint": bool}`` in the simulation's vehicle order; ``body`` is its row in ``bodies``.
+     "footprint": bool, "outline": [[x, y], ...], "height": float}`` in the simulation's vehicle order; ``body``
+     is its row in ``bodies``; ``outline`` is the chassis polygon in the vehicle's frame [m] (drawn on the
+     ground, red while the vehicle collides); ``height`` is the chassis top [m] (the name label goes above it).
      ``steerable``: takes (speed, steering angle) commands (Ackermann and articulated); otherwise (v, omega).
    - ``wheels``: every wheel of every vehicle, in the simulation's wheel order: ``{"body": int, "x": float,
      "y": float, "z": float, "radius": float, "width": float, "color": "#rrggbb"}`` (mount in the body's frame;
@@ -34,13 +37,18 @@ Server -> page
 2. **frame** (binary), at the viewer rate (default 25 Hz of wall time): ``u32 n`` then ``n`` bytes of JSON
    header, zero-padded to a multiple of 4 bytes, then float32 arrays back to back. Header:
    ``{"type": "frame", "version": int (the scene it belongs to), "time": float [s], "paused": bool,
-   "rtf": float (measured real-time factor), "arrays": [[name, rows, cols], ...]}``; the arrays follow in
+   "rtf": float (measured real-time factor), "rtf_target": float (the real-time factor aimed at; 0: as fast as
+   possible), "arrays": [[name, rows, cols], ...]}``; the arrays follow in
    that order, each rows x cols float32, row-major. Names:
 
    - ``bodies`` (B x 6): x, y, z, yaw, pitch, roll of every vehicle body then every front unit;
    - ``blocks`` (K x 6), ``planes`` (P x 6): same columns; ``actors`` (A x 4): x, y, z, yaw;
-   - ``wheels`` (W x 2): spin angle phi [rad] (about the axle, positive rolling forward) and steering yaw
-     [rad] in the body frame;
+   - ``vehicles`` (V x 8), one row per vehicle: x [m], y [m], yaw [rad] of its reference point (world frame),
+     forward speed and lateral speed [m/s] (vehicle frame), yaw rate [rad/s], steering angle [rad] (Ackermann:
+     the equivalent front angle; articulated: the pivot angle; else 0) and collision (1: touching a wall, block
+     or vehicle now, else 0);
+   - ``wheels`` (W x 3): spin angle phi [rad] (about the axle, positive rolling forward), steering yaw [rad] in
+     the body frame and spin rate omega [rad/s];
    - ``scan:<k>`` (N+1 x 3): lidar k's origin (row 0) then the world-frame end point of every ray (a ray
      with no return ends at the lidar's max range); absent until the lidar has scanned;
    - ``points:<k>`` (M x 3): 3D lidar k's latest points, world frame (at most MAX_CLOUD_POINTS, evenly
@@ -63,12 +71,23 @@ Page -> server (text, JSON)
   add up to at most MAX_STEPS) and resets run at most once per RESET_INTERVAL_S of wall time (a later one waits
   its turn): see link.py.
 - ``{"type": "camera", "index": int | null}``: which camera's images to receive (null: none).
+- ``{"type": "set_pose", "vehicle": str, "x": float, "y": float, "yaw": float}``: put a vehicle at a planar pose
+  of the world frame [m, m, rad] with zero velocity, the same path as ``initialpose`` (a pose the simulation
+  refuses, e.g. beyond the world bounds, is ignored with a warning).
+- ``{"type": "goal", "vehicle": str, "x": float, "y": float, "yaw": float}``: a navigation goal for a vehicle;
+  under ROS it is published as geometry_msgs/PoseStamped on ``goal_pose`` (frame ``map``), as rviz's "2D Goal
+  Pose" tool does; ``mvsim_view`` has no planner and only shows it.
+
+  In both, ``vehicle`` must be a vehicle of the current scene, |x| and |y| at most MAX_COORD and |yaw| at most
+  MAX_YAW; of those arriving together only the newest per vehicle is applied.
 
 A page that falls behind gets only the newest frame: the server keeps one pending frame per page and drops
 older ones, so a slow or closed tab never blocks the simulation.
 """
 
 from __future__ import annotations
+
+import math
 
 #: Default TCP port of the viewer's HTTP/WebSocket server.
 DEFAULT_PORT = 8090
@@ -90,3 +109,9 @@ CONTROL_ACTIONS = ("pause", "play", "step", "reset")
 RESET_INTERVAL_S = 0.5
 #: Most steps one "step" control may ask for, and most steps page controls may have waiting at once.
 MAX_STEPS = 100000
+#: Largest |x| or |y| [m] a page may ask for in set_pose or goal.
+MAX_COORD = 1.0e5
+#: Largest |yaw| [rad] a page may send in set_pose or goal.
+MAX_YAW = math.tau
+#: Page messages that name a vehicle and a planar pose.
+POSE_MESSAGES = ("set_pose", "goal")

@@ -88,7 +88,8 @@ FIT_DISTANCE_RANGE = (5.0, 400.0)
 def gui_hints(gui: GuiOptions | None, spec=None) -> dict:
     """The scene's `gui` object from a world's `<gui>` options. A world without `<gui>` (and a `spec` given) is
     framed whole: the camera looks at the centre of its content (vehicles, blocks, walls, occupancy grids) from
-    where it fits the view; otherwise MVSim's defaults (80 m away, looking at the origin)."""
+    where it fits the view; otherwise MVSim's defaults (80 m away, looking at the origin). `from_world` says
+    whether the world has a `<gui>` (the page then keeps its camera; otherwise it frames the vehicles)."""
     g = gui if gui is not None else GuiOptions()
     distance, target = float(g.cam_distance), [float(v) for v in g.cam_point_to]
     if gui is None and spec is not None:
@@ -99,7 +100,7 @@ def gui_hints(gui: GuiOptions | None, spec=None) -> dict:
         target = [0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.0]
     return {"cam_distance": distance, "cam_azimuth": float(g.cam_azimuth_rad),
             "cam_elevation": float(g.cam_elevation_rad), "fov": float(g.fov_rad),
-            "follow_vehicle": str(g.follow_vehicle or ""), "cam_point_to": target}
+            "follow_vehicle": str(g.follow_vehicle or ""), "cam_point_to": target, "from_world": gui is not None}
 
 
 def content_bounds(spec) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -122,6 +123,11 @@ def content_bounds(spec) -> tuple[tuple[float, float], tuple[float, float]]:
             (max(x for x, _ in finite), max(y for _, y in finite)))
 
 
+def _outline(vehicle) -> list[list[float]]:
+    """The chassis polygon of a VehicleSpec in its own frame [m], finite corners only."""
+    return [[float(x), float(y)] for x, y in vehicle.chassis.shape if math.isfinite(x) and math.isfinite(y)]
+
+
 def _sensor_list(sensors, kind: str, vehicle_names: list[str]) -> list[dict]:
     items = getattr(sensors, kind, []) if sensors is not None else []
     return [{"name": s.spec.name, "vehicle": "" if is_world(s.vehicle) else vehicle_names[s.vehicle]} for s in items]
@@ -137,7 +143,8 @@ def scene_message(sim, sensors, version: int, warn: Callable[[str], None] | None
     steerable = {int(k) for k in [*sim.steering.vehicle.tolist(), *sim.articulations.vehicle.tolist()]}
     towing = towed_vehicles(spec)
     vehicles = [{"name": v.name, "body": i, "steerable": i in steerable, "articulated": v.articulation is not None,
-                 "color": hex_color(v.chassis.color), "footprint": i in towing}
+                 "color": hex_color(v.chassis.color), "footprint": i in towing, "outline": _outline(v),
+                 "height": float(v.chassis.zmax) if math.isfinite(v.chassis.zmax) else 0.5}
                 for i, v in enumerate(spec.vehicles)]
     w = sim.wheels
     widths = [wheel.width for v in spec.vehicles for wheel in v.wheels]

@@ -31,7 +31,8 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from mvsim_ros.viewer.access import TOKEN_QUERY, AccessPolicy
-from mvsim_ros.viewer.protocol import CONTROL_ACTIONS, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_HZ, MAX_STEPS
+from mvsim_ros.viewer.protocol import (CONTROL_ACTIONS, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_HZ, MAX_COORD,
+                                       MAX_STEPS, MAX_YAW, POSE_MESSAGES)
 from mvsim_ros.viewer.throttle import LogThrottle, TokenBucket
 
 LOG = logging.getLogger("mvsim_ros.viewer")
@@ -118,9 +119,31 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name}")
 
 
-def validate_message(text: str) -> dict:
+def _vehicle_name(kind: str, msg: dict, vehicles: frozenset[str] | None) -> str:
+    """The message's "vehicle": a non-empty name of at most MAX_NAME characters, one of `vehicles` when given."""
+    vehicle = msg.get("vehicle")
+    if not isinstance(vehicle, str) or not vehicle or len(vehicle) > MAX_NAME:
+        raise ValueError(f"{kind}: 'vehicle' must be a non-empty name")
+    if vehicles is not None and vehicle not in vehicles:
+        raise ValueError(f"{kind}: no vehicle named {vehicle[:80]!r} in the scene")
+    return vehicle
+
+
+def _pose_message(kind: str, msg: dict, vehicles: frozenset[str] | None) -> dict:
+    """A checked set_pose or goal message: a known vehicle, finite x, y within MAX_COORD, yaw within MAX_YAW."""
+    out: dict = {"type": kind, "vehicle": _vehicle_name(kind, msg, vehicles)}
+    for name, bound in (("x", MAX_COORD), ("y", MAX_COORD), ("yaw", MAX_YAW)):
+        value = msg.get(name)
+        if not _finite(value) or abs(value) > bound:
+            raise ValueError(f"{kind}: {name!r} must be a finite number within +-{bound:g}, got {value!r}")
+        out[name] = float(value)
+    return out
+
+
+def validate_message(text: str, vehicles: frozenset[str] | None = None) -> dict:
     """Parse and check one page message (protocol.py, "Page -> server"); returns it normalised (numbers as
-    float, "steps" filled in for "step"). Raises ValueError saying what is wrong."""
+    float, "steps" filled in for "step"). vehicles: the names of the scene shown, which set_pose and goal must
+    name (None: not checked). Raises ValueError saying what is wrong."""
     try:
         msg = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
@@ -130,10 +153,7 @@ def validate_message(text: str) -> dict:
     kind = msg.get("type")
     if kind in ("drive", "steer"):
         names = ("v", "w") if kind == "drive" else ("speed", "angle")
-        vehicle = msg.get("vehicle")
-        if not isinstance(vehicle, str) or not vehicle or len(vehicle) > MAX_NAME:
-            raise ValueError(f"{kind}: 'vehicle' must be a non-empty name")
-        out: dict = {"type": kind, "vehicle": vehicle}
+        out: dict = {"type": kind, "vehicle": _vehicle_name(kind, msg, None)}
         for name in names:
             if not _finite(msg.get(name)):
                 raise ValueError(f"{kind}: {name!r} must be a finite number, got {msg.get(name)!r}")
@@ -157,6 +177,8 @@ def validate_message(text: str) -> dict:
         if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
             raise ValueError(f"camera: 'index' must be a camera index or null, got {index!r}")
         return {"type": "camera", "index": index}
+    if kind in POSE_MESSAGES:
+        return _pose_message(kind, msg, vehicles)
     raise ValueError(f"unknown message type {kind!r}")
 
 
@@ -198,6 +220,7 @@ class ViewerServer:
         self._lock = threading.Lock()
         self._scene: str | None = None
         self._scene_serial = -1
+        self._vehicles: frozenset[str] = frozenset()  # vehicle names of the current scene
         self._frame: bytes | None = None
         self._frame_serial = -1
         self._messages: collections.deque = collections.deque(maxlen=MAX_QUEUED_MESSAGES)
@@ -314,8 +337,10 @@ class ViewerServer:
     def set_scene(self, scene: dict) -> None:
         """The scene message (a JSON-able dict, protocol.py 1.): sent to every page now and to each new one."""
         text = json.dumps(scene, separators=(",", ":"))
+        names = frozenset(str(v.get("name")) for v in scene.get("vehicles", []) if isinstance(v, dict))
         with self._lock:
             self._scene = text
+            self._vehicles = names
             self._scene_serial += 1
         self._wake_all()
 
@@ -461,8 +486,10 @@ class ViewerServer:
     def _receive(self, page: _Page, text: str) -> None:
         if not self._within_rate(page):
             return
+        with self._lock:
+            vehicles = self._vehicles
         try:
-            msg = validate_message(text)
+            msg = validate_message(text, vehicles)
         except ValueError as exc:
             self._page_log.warn("invalid page messages", f"viewer: dropped a page message: {str(exc)[:200]}: "
                                 f"{text[:200]!r}")

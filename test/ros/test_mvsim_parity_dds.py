@@ -1,7 +1,7 @@
-"""The README's "Differences from MVSim's node" table against the live node: every MVSim topic and TF edge the
-table marks `same` (or `extra`) exists with that name and type, every `differs` row exists under our name, and
-nothing the node publishes is missing from the table. World: test/worlds/all_sensors.world.xml (two robots, one
-with a 2D lidar, camera, RGB-D camera, 3D lidar, IMU and GNSS; an occupancy grid)."""
+"""The "Differences from MVSim's node" table (docs/mvsim-differences.md) against the live node: every MVSim topic
+and TF edge the table marks `same` (or `extra`) exists with that name and type, every `differs` row exists under
+our name, and nothing the node publishes is missing from the table. World: test/worlds/all_sensors.world.xml (two
+robots, one with a 2D lidar, camera, RGB-D camera, 3D lidar, IMU and GNSS; an occupancy grid)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ INFRASTRUCTURE = {"/rosout", "/parameter_events"}
 
 def parity_rows() -> list[dict[str, str]]:
     """The table's rows: mvsim, type, ours, status, when (cells without their backticks)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "mvsim-differences.md").read_text(encoding="utf-8")
     section = text.split("## Differences from MVSim's node", 1)[1].split("\n## ", 1)[0]
     lines = [ln for ln in section.splitlines() if ln.startswith("| ")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]
@@ -147,7 +147,7 @@ def test_every_topic_of_the_node_is_in_the_table(live_graph):
     world, topics, _ = live_graph
     expected, _ = _expected(world)
     unlisted = sorted(t for t in topics if t not in expected)
-    assert not unlisted, f"topics of the node that the README table does not list: {unlisted}"
+    assert not unlisted, f"topics of the node that the table of docs/mvsim-differences.md does not list: {unlisted}"
 
 
 def test_every_promised_tf_edge_is_published_where_the_table_says(live_graph):
@@ -161,4 +161,4 @@ def test_every_tf_edge_of_the_node_is_in_the_table(live_graph):
     world, _, edges = live_graph
     _, expected = _expected(world)
     unlisted = sorted(f"{t}: {a} → {b}" for t, seen in edges.items() for (a, b) in seen if (t, (a, b)) not in expected)
-    assert not unlisted, f"tf edges of the node that the README table does not list: {unlisted}"
+    assert not unlisted, f"tf edges of the node that the table of docs/mvsim-differences.md does not list: {unlisted}"

@@ -1,8 +1,10 @@
 """The node's viewer (headless:=false) in real headless Chromium, the simulation read back over real DDS.
 
 The node runs the demo world in a subprocess with `viewer_port:=0` (it prints the address it took); an rclpy
-probe reads `/clock` and r1's ground truth. Holding W in the page drives r1 forward through the same path as
-cmd_vel, the Pause button stops `/clock`, Play starts it again; the page shows no console error.
+probe reads `/clock`, r1's ground truth and `goal_pose`. Holding W in the page drives r1 forward through the same
+path as cmd_vel, the Pause button stops `/clock`, Play starts it again; dragging on the ground with the "set pose"
+tool moves r1 there (as `initialpose` does), with the "goal" tool publishes a geometry_msgs/PoseStamped on
+`goal_pose` (frame `map`) as rviz's goal tool does; the page shows no console error.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 
 import pytest
 import rclpy
+from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 
@@ -30,8 +33,10 @@ class Probe(ProbeNode):
         super().__init__(context, "mvsim_viewer_probe")
         self.clock: list[float] = []
         self.truth: Odometry | None = None
+        self.goals: list[PoseStamped] = []
         self.node.create_subscription(Clock, "/clock", self._on_clock, 50)
         self.node.create_subscription(Odometry, "/r1/base_pose_ground_truth", self._on_truth, 10)
+        self.node.create_subscription(PoseStamped, "/goal_pose", self.goals.append, 10)
 
     def _on_clock(self, msg: Clock) -> None:
         self.clock.append(msg.clock.sec + 1e-9 * msg.clock.nanosec)
@@ -121,3 +126,49 @@ def test_pause_stops_the_clock_and_play_resumes_it(running):
     if paused_at is not None:
         assert min(probe.clock) >= paused_at - 1e-9, "no jump back"
     assert page.errors == [] and "Traceback" not in log_path.read_text()
+
+
+def drag_on_ground(page, tool_key: str, x: float, y: float, yaw: float, length: float = 1.0) -> None:
+    """With the page's tool of `tool_key` ("p": set pose, "g": goal), press on the ground at (x, y) [m], drag
+    `length` m towards `yaw` [rad] and release."""
+    page.viewer(f"v.setView({{distance: 6, azimuth: {-math.pi / 2}, elevation: 1.0, target: [{x}, {y}, 0]}})")
+    start = page.viewer("v.rendered")
+    page.page.wait_for_function(f"window.mvsimViewer.rendered >= {start + 3}", timeout=10000)
+    page.page.keyboard.press(tool_key)
+    page.page.wait_for_function("window.mvsimViewer.tool !== null", timeout=5000)
+    x0, y0 = page.viewer(f"v.project({x}, {y}, 0)")
+    x1, y1 = page.viewer(f"v.project({x + length * math.cos(yaw)}, {y + length * math.sin(yaw)}, 0)")
+    page.page.mouse.move(x0, y0)
+    page.page.mouse.down()
+    for k in range(1, 6):
+        page.page.mouse.move(x0 + (x1 - x0) * k / 5, y0 + (y1 - y0) * k / 5)
+    page.page.mouse.up()
+    page.page.wait_for_function("window.mvsimViewer.tool === null", timeout=5000)
+
+
+def test_set_pose_by_mouse_moves_r1_as_initialpose_does(running):
+    proc, probe, page, log_path = running
+    target = (3.0, 2.0, -0.8)
+    drag_on_ground(page, "p", *target)
+    assert probe.wait_for(lambda: math.dist(probe.r1_pose()[:2], target[:2]) < 0.05, timeout=10.0), probe.r1_pose()
+    x, y, yaw = probe.r1_pose()
+    assert abs(math.remainder(yaw - target[2], math.tau)) < 0.05
+    assert "r1: moved by the viewer" in log_path.read_text()
+    assert proc.poll() is None and page.errors == []
+
+
+def test_goal_by_mouse_is_published_on_goal_pose(running):
+    proc, probe, page, _ = running
+    probe.goals.clear()
+    goal = (-2.0, 3.0, 2.2)
+    drag_on_ground(page, "g", *goal)
+    assert probe.wait_for(lambda: probe.goals, timeout=10.0), "no PoseStamped on goal_pose"
+    msg = probe.goals[-1]
+    assert msg.header.frame_id == "map"
+    p, q = msg.pose.position, msg.pose.orientation
+    assert (p.x, p.y, p.z) == pytest.approx((goal[0], goal[1], 0.0), abs=0.03)
+    assert (q.x, q.y) == (0.0, 0.0) and q.z ** 2 + q.w ** 2 == pytest.approx(1.0)
+    assert abs(math.remainder(2.0 * math.atan2(q.z, q.w) - goal[2], math.tau)) < 0.05
+    stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+    assert abs(stamp - max(probe.clock)) < 2.0, "stamped with the simulated time"
+    assert len(probe.goals) == 1 and proc.poll() is None and page.errors == []

@@ -19,8 +19,10 @@ from mvsim_ros.viewer.sensor_runner import SensorRunner
 from mvsim_ros.world import load_world
 from viewer_worlds import TEST_WORLDS, WORLDS, decoded_frame, place, robot_world, setup
 
+#: A noise-free lidar (MVSim's default noise would move the end points off the wall).
 LASER = ('<sensor class="laser" name="front"><pose_3d>0.2 0 0.3 0 0 0</pose_3d><fov_degrees>{fov}</fov_degrees>'
-         '<nrays>{rays}</nrays><range_max>20</range_max><sensor_period>0.1</sensor_period></sensor>')
+         '<nrays>{rays}</nrays><range_max>20</range_max><sensor_period>0.1</sensor_period>'
+         '<range_std_noise>0</range_std_noise><angle_std_noise_deg>0</angle_std_noise_deg></sensor>')
 
 
 # --- framing --------------------------------------------------------------------------------------------------------
@@ -64,6 +66,44 @@ def test_frame_bodies_equal_the_simulation_poses():
     np.testing.assert_allclose(bodies[:, [0, 1, 3]], sim.body_pose, atol=1e-5)
     assert np.all(bodies[:, [2, 4, 5]] == 0.0)
     assert "scan:0" not in arrays  # nobody scanned yet
+
+
+def test_frame_vehicle_states_equal_the_simulation_state():
+    """The "vehicles" array (the page's readout) and the wheels' spin rates are the simulation's own values."""
+    sim, _, encoder = setup(load_world(WORLDS / "demo_2robots.world.xml"))
+    sim.set_twist(0, 0.4, 0.3)
+    sim.set_twist(1, -0.2, -0.5)
+    sim.run(0.8)
+    _, arrays = decoded_frame(encoder)
+    states = arrays["vehicles"]
+    assert states.shape == (2, 8)
+    np.testing.assert_allclose(states[:, 0:3], sim.pose, atol=1e-5)
+    np.testing.assert_allclose(states[:, 3:6], sim.body_twist(), atol=1e-5)
+    assert states[0, 3] == pytest.approx(0.4, abs=0.05) and states[0, 5] == pytest.approx(0.3, abs=0.05)
+    assert np.all(states[:, 6] == 0.0) and np.all(states[:, 7] == 0.0)  # no steering, nothing touched
+    np.testing.assert_allclose(arrays["wheels"][:, 2], sim.wheels.omega, rtol=1e-6, atol=1e-6)
+
+
+def test_frame_steering_angle_and_collision_state():
+    world = load_world(WORLDS / "car_trailer.world.xml")
+    sim, _, encoder = setup(world)
+    sim.set_ackermann(0, 1.0, 0.3)
+    sim.run(1.0)
+    _, arrays = decoded_frame(encoder)
+    assert arrays["vehicles"][0, 6] == pytest.approx(sim.steering_angles[sim.vehicle_names[0]], abs=1e-6)
+    assert arrays["vehicles"][0, 6] > 0.2
+
+    demo = load_world(WORLDS / "demo_2robots.world.xml")
+    sim, _, encoder = setup(demo)
+    sim.set_vehicle_state(0, 0.0, -7.2, -math.pi / 2)  # facing the bottom wall (inner face y = -7.7)
+    sim.set_twist(0, 0.5, 0.0)
+    for _ in range(800):
+        sim.step()
+        if sim.collision_now[0]:
+            break
+    assert sim.collision_now[0]
+    _, arrays = decoded_frame(encoder)
+    assert arrays["vehicles"][:, 7].tolist() == [1.0, 0.0]
 
 
 def test_wheel_spin_follows_the_distance_driven():

@@ -82,10 +82,19 @@ class FakeHost:
         self.scene_version = 0
         self.paused = False
         self.rtf = 1.0
+        self.rtf_target = 2.0
         self.calls = []
 
     def drive(self, vehicle_index, v, w):
         self.calls.append(("drive", vehicle_index, v, w))
+
+    def set_pose(self, vehicle_index, x, y, yaw):
+        self.calls.append(("set_pose", vehicle_index, x, y, yaw))
+        if abs(x) > 1000:
+            raise ValueError("beyond the world bounds")
+
+    def goal(self, vehicle_index, x, y, yaw):
+        self.calls.append(("goal", vehicle_index, x, y, yaw))
 
     def steer(self, vehicle_index, speed, angle):
         self.calls.append(("steer", vehicle_index, speed, angle))
@@ -192,6 +201,34 @@ def test_steer_for_a_steerable_vehicle():
     assert host.calls == [("steer", 1, 1.0, -0.3)]
 
 
+def test_set_pose_and_goal_reach_the_host_newest_per_vehicle(demo_spec):
+    server, host = FakeServer(), FakeHost(demo_spec)
+    warnings = []
+    link = ViewerLink(server, host, warn=warnings.append)
+    server.inbox = [
+        {"type": "set_pose", "vehicle": "r1", "x": 1.0, "y": 2.0, "yaw": 0.5},
+        {"type": "goal", "vehicle": "r2", "x": -1.0, "y": 0.0, "yaw": 0.0},
+        {"type": "set_pose", "vehicle": "r1", "x": 3.0, "y": 4.0, "yaw": -0.5},  # replaces the first
+        {"type": "drive", "vehicle": "r1", "v": 0.2, "w": 0.0},  # a set-point of its own: not replaced
+        {"type": "goal", "vehicle": "nobody", "x": 0.0, "y": 0.0, "yaw": 0.0},
+    ]
+    link.service(0.0)
+    assert host.calls == [("goal", 1, -1.0, 0.0, 0.0), ("set_pose", 0, 3.0, 4.0, -0.5), ("drive", 0, 0.2, 0.0)]
+    assert len(warnings) == 1 and "nobody" in warnings[0]
+    server.inbox = [{"type": "set_pose", "vehicle": "r2", "x": 5000.0, "y": 0.0, "yaw": 0.0}]
+    link.service(1.0)  # the host refuses it: one warning, the link goes on
+    assert host.calls[-1] == ("set_pose", 1, 5000.0, 0.0, 0.0)
+    assert len(warnings) == 2 and "set_pose" in warnings[1] and "world bounds" in warnings[1]
+
+
+def test_frames_carry_the_target_real_time_factor(demo_spec):
+    server, host = FakeServer(), FakeHost(demo_spec)
+    ViewerLink(server, host).service(0.0)
+    header, arrays, _ = unpack_message(server.frames[-1])
+    assert header["rtf_target"] == 2.0 and header["rtf"] == 1.0
+    assert arrays["vehicles"].shape == (2, 8)
+
+
 class ImageEncoder(frame_message.FrameEncoder):
     def image(self, camera_index):
         return b"image %d" % camera_index
@@ -234,6 +271,23 @@ def test_view_runner_commands(demo_spec):
     old = runner.sim
     runner.reset()
     assert runner.sim is not old and runner.sim.time == 0.0 and runner.scene_version == 1
+
+
+def test_view_runner_set_pose_and_goal(demo_spec):
+    runner = view.ViewRunner(demo_spec, realtime_factor=1.5)
+    assert runner.rtf_target == 1.5
+    runner.drive(1, 0.5, 0.0)
+    for _ in range(100):
+        runner.advance()
+    runner.set_pose(1, 2.0, -1.0, 0.75)  # the initialpose path: placed at rest
+    assert runner.sim.pose[1] == pytest.approx([2.0, -1.0, 0.75], abs=1e-9)
+    assert runner.sim.velocity[1] == pytest.approx([0.0, 0.0, 0.0], abs=1e-9)
+    with pytest.raises(ValueError):
+        runner.set_pose(1, 1e9, 0.0, 0.0)
+    assert runner.sim.pose[1] == pytest.approx([2.0, -1.0, 0.75], abs=1e-9)
+    runner.goal(0, 1.0, 1.0, 0.0)
+    assert runner.goals == {0: (1.0, 1.0, 0.0)}
+    assert runner.sim.pose[0] == pytest.approx([0.0, 0.0, 0.0], abs=1e-6), "a goal moves nothing"
 
 
 def test_view_runs_at_the_realtime_factor(demo_spec):

@@ -145,6 +145,7 @@ def test_gui_hints_come_from_the_world(write_world):
     msg = scene_message(Simulation(world), None, 0)
     gui = dict(msg["gui"])
     assert gui.pop("cam_point_to") == pytest.approx([1.0, 2.0, 0.5]) and gui.pop("follow_vehicle") == "r1"
+    assert gui.pop("from_world") is True
     assert gui == pytest.approx({"cam_distance": 12.0, "cam_azimuth": math.radians(30),
                                  "cam_elevation": math.radians(20), "fov": math.radians(50)})
     assert msg["vehicles"][0]["color"] == "#3366cc"
@@ -155,6 +156,7 @@ def test_a_world_without_gui_is_framed_whole():
     that it fills the view: its half-diagonal subtends about the field of view."""
     _, msg = message(WORLDS / "demo_2robots.world.xml")
     gui = msg["gui"]
+    assert gui["from_world"] is False  # the page frames the vehicles once it has their poses
     half_diagonal = 0.5 * math.hypot(24.0, 16.0)
     assert abs(gui["cam_point_to"][0]) < 1.0 and abs(gui["cam_point_to"][1]) < 1.0
     seen = 2 * math.degrees(math.atan(half_diagonal / gui["cam_distance"]))
@@ -174,3 +176,12 @@ def test_unloadable_models_are_reported_through_warn(write_world, tmp_path):
     assert not statue["double_sided"]  # drawn as its prism
     assert len(vertices(statue)) == 3 * 8  # two caps and three sides of a triangle prism
     assert said == SceneMeshes.build(world).warnings
+
+
+def test_vehicles_carry_their_outline_and_height():
+    """The chassis polygon (for the outline that turns red in a collision) and its top (for the name label)."""
+    _, msg = message(WORLDS / "demo_2robots.world.xml")
+    r1 = msg["vehicles"][0]
+    assert r1["outline"] == [[-0.25, -0.22], [0.25, -0.22], [0.3, 0.0], [0.25, 0.22], [-0.25, 0.22]]
+    assert r1["height"] == pytest.approx(0.4)
+    json.dumps(msg)  # JSON-able as sent

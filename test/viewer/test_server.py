@@ -211,6 +211,56 @@ def test_validate_message_normalises():
         validate_message('{"type": "steer", "vehicle": "a", "speed": -Infinity, "angle": 0}')
 
 
+POSE_VEHICLES = frozenset({"r1", "r2"})
+
+
+@pytest.mark.parametrize("kind", ["set_pose", "goal"])
+def test_pose_messages_are_checked_strictly(kind):
+    good = validate_message(json.dumps({"type": kind, "vehicle": "r2", "x": 1, "y": -2.5, "yaw": 3, "z": 9}),
+                            POSE_VEHICLES)
+    assert good == {"type": kind, "vehicle": "r2", "x": 1.0, "y": -2.5, "yaw": 3.0}
+    bad = [
+        ({"vehicle": "ghost", "x": 0, "y": 0, "yaw": 0}, "no vehicle named"),
+        ({"vehicle": "", "x": 0, "y": 0, "yaw": 0}, "non-empty"),
+        ({"vehicle": 7, "x": 0, "y": 0, "yaw": 0}, "non-empty"),
+        ({"vehicle": "r1", "y": 0, "yaw": 0}, "'x'"),
+        ({"vehicle": "r1", "x": "1", "y": 0, "yaw": 0}, "'x'"),
+        ({"vehicle": "r1", "x": True, "y": 0, "yaw": 0}, "'x'"),
+        ({"vehicle": "r1", "x": 0, "y": 1e6, "yaw": 0}, "'y'"),
+        ({"vehicle": "r1", "x": 0, "y": 0, "yaw": 7.0}, "'yaw'"),
+        ({"vehicle": "r1", "x": 0, "y": 0, "yaw": None}, "'yaw'"),
+    ]
+    for fields, reason in bad:
+        with pytest.raises(ValueError, match=reason):
+            validate_message(json.dumps({"type": kind, **fields}), POSE_VEHICLES)
+    for text in ('{"type": "%s", "vehicle": "r1", "x": NaN, "y": 0, "yaw": 0}' % kind,
+                 '{"type": "%s", "vehicle": "r1", "x": 0, "y": -Infinity, "yaw": 0}' % kind,
+                 '{"type": "%s", "vehicle": "r1", "x": 0, "y": 0, "yaw": 1e999}' % kind):
+        with pytest.raises(ValueError):
+            validate_message(text, POSE_VEHICLES)
+
+
+def test_pose_messages_must_name_a_vehicle_of_the_scene(server, caplog):
+    server.set_scene({**SCENE, "vehicles": [{"name": "r1", "body": 0}]})
+    texts = ['{"type": "set_pose", "vehicle": "r1", "x": 1, "y": 2, "yaw": 0.5}',
+             '{"type": "set_pose", "vehicle": "r2", "x": 1, "y": 2, "yaw": 0.5}',
+             '{"type": "goal", "vehicle": "r1", "x": -1, "y": 0, "yaw": 0}']
+
+    async def go():
+        async with aiohttp.ClientSession() as session, session.ws_connect(ws_url(server)) as ws:
+            for text in texts:
+                await ws.send_str(text)
+            deadline = time.monotonic() + 5
+            while len(server._messages) < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+
+    with caplog.at_level(logging.WARNING, logger="mvsim_ros.viewer"):
+        run(go())
+    assert server.take_messages() == [{"type": "set_pose", "vehicle": "r1", "x": 1.0, "y": 2.0, "yaw": 0.5},
+                                      {"type": "goal", "vehicle": "r1", "x": -1.0, "y": 0.0, "yaw": 0.0}]
+    assert any("no vehicle named 'r2'" in r.getMessage() for r in caplog.records)
+
+
 def test_images_only_to_pages_that_chose_the_camera(server):
     server.set_scene(SCENE)
     image = pack({"type": "image", "camera": 1, "time": 0.5, "mime": "image/jpeg", "bytes": 3}, b"abc")
