@@ -5,6 +5,8 @@
     python -m mvsim_ros.bench --viewer         # what the browser viewer costs one robot (a page connected)
     python -m mvsim_ros.bench --terrain        # what the terrain under the wheels costs 50 robots on hills
     python -m mvsim_ros.bench --node           # the node's real-time factor from /clock on worlds/bench/
+    python -m mvsim_ros.bench --node --world FILE [--vehicles N]   # the node on any world file
+    python -m mvsim_ros.bench --scan-cost      # one 181-ray 70 m 2D scan on maps of 50^2, 200^2, 800^2 cells
     python -m mvsim_ros.bench --edits          # spawning and deleting an entity in a node with 1000 blocks
 
 Cases: differential robots (twist_pid, default friction) 1/10/50, with and without ROS; Ackermann cars
@@ -24,6 +26,7 @@ import dataclasses
 import math
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -278,6 +281,32 @@ def measure_rendered_sensors(wall_seconds: float) -> tuple[float, float]:
     return rates[0], rates[1] * lidar.rings * lidar.columns
 
 
+def measure_scan_cost(cells: int, wall_seconds: float) -> tuple[int, float]:
+    """(wall fixtures, wall time of one scan [s]) of the 181-ray 70 m lidar of the map row with `cells` x
+    `cells` cells (bench_node.room_map, 0.1 m cells), cast from the map's centre without noise (the ray cast alone:
+    Lidar2D's cast through the shim, or pybox2d's ray casts without it)."""
+    import tempfile
+    from pathlib import Path
+
+    from mvsim_ros.bench_node import BenchRow, write_map_world
+    from mvsim_ros.sensors.suite import build_sensors
+    from mvsim_ros.world import load_world
+
+    with tempfile.TemporaryDirectory() as folder:
+        world = load_world(write_map_world(BenchRow(1, "differential", True, map_cells=cells), Path(folder)))
+    sim = Simulation(world)
+    lidar = build_sensors(world).lidars[0]
+    bearings = lidar.params.angles + 0.1  # off the map's axes
+    box2d_world, origin = sim.box2d.world, (0.05, 0.05)
+    lidar._cast(box2d_world, origin, bearings)  # builds the shim's index of the walls
+    scans, start = 0, time.perf_counter()
+    while time.perf_counter() - start < wall_seconds:
+        for _ in range(20):
+            lidar._cast(box2d_world, origin, bearings)
+        scans += 20
+    return len(sim.box2d.ground.fixtures), (time.perf_counter() - start) / scans
+
+
 #: The default cases: (kind, vehicle counts, with the ROS publishing columns).
 DEFAULT_CASES = (("differential", (1, 10, 50), True), ("ackermann", (1, 10, 50), False), ("drivetrain", (10,), False))
 
@@ -304,6 +333,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--node", action="store_true",
                         help="only the node benchmark: the node's real-time factor from /clock on worlds/bench/ "
                              "(median of --repeat runs of --seconds) beside the physics alone")
+    parser.add_argument("--world", type=Path, help="--node: only this world file (any MVSim world)")
+    parser.add_argument("--vehicles", type=int,
+                        help="--node --world: command this many of its vehicles (default: all of them)")
+    parser.add_argument("--scan-cost", action="store_true",
+                        help="only the cost of one 181-ray 70 m 2D lidar scan on maps of 50^2, 200^2 and 800^2 cells")
     parser.add_argument("--edits", action="store_true",
                         help="only the world-edit case: spawn and delete round trips over DDS in a node with "
                              "--blocks spawned blocks, and the longest /clock gap meanwhile")
@@ -319,11 +353,24 @@ def main(argv: list[str] | None = None) -> int:
         report(measure_edits(args.blocks, args.rounds), args.blocks)
         return 0
     if args.node:
-        from mvsim_ros.bench_node import ROWS, run_table
+        from mvsim_ros.bench_node import MAP_ROWS, ROWS, run_table, world_row
 
-        rows = [r for r in ROWS if (args.kind is None or r.kind == args.kind)
-                and (args.robots is None or r.robots in args.robots)]
+        if args.world is not None:
+            rows = [world_row(args.world, args.vehicles)]
+        else:
+            rows = [r for r in ROWS + MAP_ROWS if (args.kind is None or r.kind == args.kind)
+                    and (args.robots is None or r.robots in args.robots)]
         run_table(args.seconds, args.repeat, rows)
+        return 0
+    if args.scan_cost:
+        print(f"one 2D lidar scan (181 rays over 180 deg, 70 m) from the centre of a map of rooms (0.1 m cells, "
+              f"bench_node.room_map), best of {args.repeat} runs of {args.seconds:g} s")
+        print(f"\n{'cells':>10} {'map [m]':>9} {'wall fixtures':>14} {'us / scan':>10} {'us / beam':>10}")
+        for cells in (50, 200, 800):
+            runs = [measure_scan_cost(cells, args.seconds) for _ in range(args.repeat)]
+            fixtures, seconds = runs[0][0], min(r[1] for r in runs)
+            print(f"{f'{cells}^2':>10} {cells * 0.1:>9g} {fixtures:>14} {seconds * 1e6:>10.1f} "
+                  f"{seconds * 1e6 / 181:>10.2f}", flush=True)
         return 0
     if args.viewer:
         from mvsim_ros.viewer.bench_viewer import measure_viewer

@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from mvsim_ros.bench import CAR_CLASS, ROBOT_CLASS
 
 #: The folder of the benchmark worlds in the repository.
@@ -35,26 +37,108 @@ LIDAR = ('<sensor class="laser" name="laser1"><pose_3d>0.1 0 0.3 0 0 0</pose_3d>
          '<nrays>181</nrays><range_max>20</range_max><sensor_period>0.05</sensor_period></sensor>')
 
 
+#: Two 181-ray 70 m 2D lidars at 20 Hz (front and back, as on MVSim's demo_1robot car) on the large-map row's robot.
+LONG_LIDARS = "".join(
+    f'<sensor class="laser" name="laser{i + 1}"><pose_3d>{x:g} 0 0.3 {yaw:g} 0 0</pose_3d><fov_degrees>180'
+    f'</fov_degrees><nrays>181</nrays><range_max>70</range_max><sensor_period>0.05</sensor_period></sensor>'
+    for i, (x, yaw) in enumerate(((0.1, 0.0), (-0.1, 180.0))))
+#: Occupancy-grid cell side of the generated maps [m].
+MAP_RESOLUTION = 0.1
+#: Room side of the generated maps [cells], walls 2 cells thick with a 10-cell doorway in each.
+MAP_ROOM = 36
+
+
 @dataclass(frozen=True)
 class BenchRow:
-    """One row of the node benchmark: `robots` vehicles of `kind`, with a 2D lidar each when `lidar`."""
+    """One row of the node benchmark: `robots` vehicles of `kind`, with a 2D lidar each when `lidar`; with
+    `map_cells` > 0, one robot with two 70 m lidars on an occupancy grid of map_cells x map_cells rooms, driving a
+    circle at `turn_radps` [rad/s]; `world` set: that world file as it is (its first `robots` vehicles commanded)."""
 
     robots: int
     kind: str
     lidar: bool = False
+    map_cells: int = 0
+    turn_radps: float = 0.0
+    world: Path | None = None
 
     @property
     def name(self) -> str:
+        if self.world is not None:
+            return self.world.name.removesuffix(".world.xml")
+        if self.map_cells:
+            return f"{self.kind}_{self.robots}_map{self.map_cells}"
         return f"{self.kind}_{self.robots}{'_lidar' if self.lidar else ''}"
 
     @property
     def world_file(self) -> Path:
-        return WORLDS_DIR / f"{self.name}.world.xml"
+        return self.world if self.world is not None else WORLDS_DIR / f"{self.name}.world.xml"
+
+    def vehicle_prefixes(self) -> list[str]:
+        """The topic prefixes of the commanded vehicles ('' for a lone vehicle, else '<name>/')."""
+        if self.world is None:
+            return [""] if self.robots == 1 else [f"r{i + 1}/" for i in range(self.robots)]
+        from mvsim_ros.world import load_world
+
+        names = [v.name for v in load_world(self.world).vehicles]
+        return [""] if len(names) == 1 else [f"{n}/" for n in names[:self.robots]]
 
 
 ROWS = (BenchRow(1, "differential"), BenchRow(10, "differential"), BenchRow(50, "differential"),
         BenchRow(1, "ackermann"), BenchRow(10, "ackermann"), BenchRow(50, "ackermann"),
         BenchRow(1, "differential", True), BenchRow(10, "differential", True))
+#: Rows on an occupancy-grid map (worlds/bench/<name>.world.xml and <name>.pgm): 400 x 400 cells of 0.1 m.
+MAP_ROWS = (BenchRow(1, "differential", True, map_cells=400, turn_radps=1.0),)
+
+
+def world_row(world_file: Path, vehicles: int | None = None) -> BenchRow:
+    """A row running `world_file` as it is, commanding its first `vehicles` vehicles (all when None) forward at the
+    speed of their kind (Ackermann's for steered vehicles)."""
+    from mvsim_ros.world import load_world
+
+    spec = load_world(world_file)
+    count = len(spec.vehicles) if vehicles is None else min(vehicles, len(spec.vehicles))
+    kind = "ackermann" if any("ackermann" in v.dynamics for v in spec.vehicles[:count]) else "differential"
+    return BenchRow(count, kind, world=Path(world_file).resolve())
+
+
+def room_map(cells: int, seed: int = 7) -> np.ndarray:
+    """A cells x cells occupancy grid (True: occupied, row 0 at the top): a wall around it, rooms of MAP_ROOM cells
+    with 2-cell walls and a doorway in each, 2 x 2-cell pillars on about 1 % of the free cells; the 3 m around the
+    centre kept free (where the robot drives)."""
+    grid = np.zeros((cells, cells), dtype=bool)
+    index = np.arange(cells)
+    wall = (index % MAP_ROOM < 2) | (index >= cells - 2)
+    grid[wall, :] = True
+    grid[:, wall] = True
+    for start in range(0, cells, MAP_ROOM):  # a doorway in every wall segment
+        door = slice(start + MAP_ROOM // 2 - 5, start + MAP_ROOM // 2 + 5)
+        grid[door, 2:-2] &= ~wall[np.newaxis, 2:-2]
+        grid[2:-2, door] &= ~wall[2:-2, np.newaxis]
+    rng = np.random.default_rng(seed)
+    for r, c in rng.integers(0, cells - 1, size=(cells * cells // 400, 2)):
+        grid[r:r + 2, c:c + 2] = True
+    clear = int(1.5 / MAP_RESOLUTION)
+    middle = cells // 2
+    grid[middle - clear:middle + clear, middle - clear:middle + clear] = False
+    return grid
+
+
+def pgm_bytes(occupied: np.ndarray) -> bytes:
+    """A binary PGM image of the grid: occupied cells black, free white."""
+    rows, cols = occupied.shape
+    return f"P5\n{cols} {rows}\n255\n".encode() + np.where(occupied, 0, 255).astype(np.uint8).tobytes()
+
+
+def map_world_xml(row: BenchRow, timestep: float = 0.005) -> str:
+    """The world of a map row: its room map (`<name>.pgm` beside it, centred on the origin) and one robot at the
+    origin with two 70 m lidars."""
+    return (f"<!-- Generated by mvsim_ros.bench_node.write_worlds: one {row.kind} robot with two 181-ray 70 m "
+            f"lidars at 20 Hz on a {row.map_cells} x {row.map_cells}-cell map of rooms, driving a circle. -->\n"
+            f'<mvsim_world version="1.0">\n  <simul_timestep>{timestep}</simul_timestep>\n'
+            f'  <element class="occupancy_grid"><file>{row.name}.pgm</file><resolution>{MAP_RESOLUTION:g}'
+            f"</resolution></element>\n{ROBOT_CLASS if row.kind == 'differential' else CAR_CLASS}"
+            f'  <vehicle name="r1" class="bench_robot"><init_pose>0 0 0</init_pose>{LONG_LIDARS}</vehicle>\n'
+            f"</mvsim_world>\n")
 
 
 def lanes_world_xml(row: BenchRow, timestep: float = 0.005) -> str:
@@ -70,14 +154,26 @@ def lanes_world_xml(row: BenchRow, timestep: float = 0.005) -> str:
 
 
 def write_worlds(folder: Path = WORLDS_DIR) -> list[Path]:
-    """Write every row's world into `folder`; returns the paths."""
+    """Write every row's world (and map image) into `folder`; returns the world paths."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for row in ROWS:
         path = folder / row.world_file.name
         path.write_text(lanes_world_xml(row), encoding="utf-8")
         paths.append(path)
+    for row in MAP_ROWS:
+        write_map_world(row, folder)
+        paths.append(folder / row.world_file.name)
     return paths
+
+
+def write_map_world(row: BenchRow, folder: Path) -> Path:
+    """Write a map row's world and its `<name>.pgm` into `folder`; returns the world's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{row.name}.pgm").write_bytes(pgm_bytes(room_map(row.map_cells)))
+    path = folder / row.world_file.name
+    path.write_text(map_world_xml(row), encoding="utf-8")
+    return path
 
 
 def physics_rtf(row: BenchRow, wall_seconds: float) -> float:
@@ -94,7 +190,7 @@ def physics_rtf(row: BenchRow, wall_seconds: float) -> float:
     sim = Simulation(world)
     lidars = build_sensors(world).lidars
     for i in range(row.robots):
-        sim.set_twist(i, SPEED[row.kind], 0.0)
+        sim.set_twist(i, SPEED[row.kind], row.turn_radps)
 
     def scan_due() -> None:
         for lidar in lidars:
@@ -147,10 +243,11 @@ def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_
     executor = rclpy.executors.SingleThreadedExecutor(context=context)
     executor.add_node(node)
     try:
-        prefixes = [""] if row.robots == 1 else [f"r{i + 1}/" for i in range(row.robots)]
+        prefixes = row.vehicle_prefixes()
         commands = [node.create_publisher(Twist, f"/{p}cmd_vel", 10) for p in prefixes]
         drive = Twist()
         drive.linear.x = SPEED[row.kind]
+        drive.angular.z = row.turn_radps
         clock: list[tuple[float, float]] = []
         truth: list[tuple[float, float]] = []
         # Latest sample only, looked at every 20 ms: the probe must not spend a core in Python callbacks on the
@@ -213,4 +310,5 @@ def run_table(wall_seconds: float, repeat: int = 3, rows=ROWS, out=print) -> lis
     return results
 
 
-__all__ = ["BenchRow", "ROWS", "lanes_world_xml", "write_worlds", "physics_rtf", "node_rtf", "run_table", "NodeRun"]
+__all__ = ["BenchRow", "ROWS", "MAP_ROWS", "room_map", "pgm_bytes", "map_world_xml", "write_map_world", "world_row",
+           "lanes_world_xml", "write_worlds", "physics_rtf", "node_rtf", "run_table", "NodeRun"]

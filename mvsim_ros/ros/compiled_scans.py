@@ -8,7 +8,7 @@ stamp written into the serialized LaserScan, rcl's serialized publish), the same
 
 `CompiledScans.for_publisher` takes a ScanPublisher's lidars this way when every one of them can: ray cast in 2D
 (no raytrace_3d), carried by a vehicle, published serialized, and the Box2D shim loaded. Otherwise Python serves all
-of them. Noise: each noisy lidar's bearing and range errors for its next NOISE_BLOCKS scans are drawn
+of them. Noise: each noisy lidar's bearing and range errors for its next `noise_blocks` scans are drawn
 from its own generator before a compiled run (Lidar2D.noise_ahead, in the order its scans draw them) and the
 ones used are marked after it, so a scan has the same numbers whichever path measures it; a lidar that has used
 them all is handed back to Python for that scan, and the next run draws more.
@@ -29,8 +29,15 @@ from mvsim_ros.schedule import DUE_TOLERANCE_S, next_grid_time
 from mvsim_ros.sensors.lidar2d import ScanSample
 from mvsim_ros.sensors.suite import is_world
 
-#: Scans of each noisy lidar whose noise is drawn ahead of a compiled run.
-NOISE_BLOCKS = 32
+#: Scans of each noisy lidar whose noise is drawn ahead of a compiled run: as many as NOISE_VALUES numbers allow,
+#: between NOISE_BLOCKS_MIN and NOISE_BLOCKS_MAX (a run returns to Python when a lidar has used its blocks up).
+NOISE_BLOCKS_MIN, NOISE_BLOCKS_MAX = 32, 64
+NOISE_VALUES = 1 << 20
+
+
+def noise_blocks(total_rays: int) -> int:
+    """Scans of noise drawn ahead per noisy lidar, for lidars of `total_rays` beams in all."""
+    return max(NOISE_BLOCKS_MIN, min(NOISE_BLOCKS_MAX, NOISE_VALUES // max(1, 2 * total_rays)))
 
 
 @njit(cache=True)
@@ -49,7 +56,7 @@ def serve_scans(now, sec, nsec, body_pose, scans):
     False when a ray scan failed (its lidar is left due, for Python to serve)."""
     (world, schedule, vehicle, mount, angles, ray_start, range_min, range_max, hidden, hidden_start, bearings,
      ranges, scanned, origin, arena, message_start, stamp_offsets, stamp_kinds, ranges_at, scratch32, scratch8,
-     handles, messages, noisy, noise, noise_used) = scans
+     handles, messages, noisy, noise, noise_used, index) = scans
     reach = now + DUE_TOLERANCE_S
     stamp = np.empty((1, 2))
     stamp[0, 0], stamp[0, 1] = sec, nsec
@@ -74,7 +81,7 @@ def serve_scans(now, sec, nsec, body_pose, scans):
                 bearings[j] = bearings[j] + noise[row, 0, first + j]
         out = ranges[first:first + count]
         seen_not = hidden[hidden_start[i]:hidden_start[i + 1]]
-        if mvb_ray_scan(world, origin_x, origin_y, bearings.ctypes, count, range_max[i], seen_not.ctypes,
+        if mvb_ray_scan(world, index, origin_x, origin_y, bearings.ctypes, count, range_max[i], seen_not.ctypes,
                         seen_not.size, out.ctypes) != 0:
             return failures, False
         schedule[i, 0] = next_grid_time(schedule[i, 0], schedule[i, 1], now)
@@ -136,7 +143,8 @@ class CompiledScans:
         self._stamp_kinds = np.array([batch.field_kinds for batch in batches], dtype=np.int64).reshape(count, 2)
         self._ranges_at = np.array([message.ranges_offset for message in messages], dtype=np.intp)
         self._noisy = np.array([lidar.noisy for lidar in lidars], dtype=np.bool_)
-        self._noise = np.zeros((NOISE_BLOCKS if self._noisy.any() else 0, 2, int(self._ray_start[-1])))
+        blocks = noise_blocks(int(self._ray_start[-1])) if self._noisy.any() else 0
+        self._noise = np.zeros((blocks, 2, int(self._ray_start[-1])))
         self._noise_used = np.zeros(count, dtype=np.intp)
         self._scratch32 = np.zeros(max(rays, default=0), dtype=np.float32)
         self._scratch8 = self._scratch32.view(np.uint8)
@@ -173,12 +181,14 @@ class CompiledScans:
         self._noise_used[:] = 0
         for i, lidar in enumerate(self.lidars):
             if self._noisy[i]:
-                self._noise[:, :, self._ray_start[i]:self._ray_start[i + 1]] = lidar.noise_ahead(NOISE_BLOCKS)
-        return (box2d_native.address(self.sim.box2d.world), self._schedule, self._vehicle, self._mount, self._angles,
+                self._noise[:, :, self._ray_start[i]:self._ray_start[i + 1]] = lidar.noise_ahead(len(self._noise))
+        world = self.sim.box2d.world
+        index = self.lidars[0].ground_index_address(world) if self.lidars else 0
+        return (box2d_native.address(world), self._schedule, self._vehicle, self._mount, self._angles,
                 self._ray_start, self._range_min, self._range_max, self._hidden, self._hidden_start, self._bearings,
                 self._ranges, self._scanned, self._origin, self._arena, self._message_start, self._stamp_offsets,
                 self._stamp_kinds, self._ranges_at, self._scratch32, self._scratch8, self._publisher.handles,
-                self._publisher.message_pointers, self._noisy, self._noise, self._noise_used)
+                self._publisher.message_pointers, self._noisy, self._noise, self._noise_used, index)
 
     def _refresh_hidden(self) -> None:
         """The bodies each lidar does not see (Lidar2D.hidden_bodies), flattened when any list changed."""

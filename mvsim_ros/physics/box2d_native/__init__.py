@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import weakref
 
 import Box2D
 import numpy as np
@@ -30,9 +31,9 @@ mvb_apply_wrenches = types.ExternalFunction(
     "mvb_apply_wrenches", types.void(_ADDRESSES, types.int64, _DOUBLES, _DOUBLES, _DOUBLES))
 mvb_world_step = types.ExternalFunction("mvb_world_step", types.int64(types.intp, types.float64, types.int64,
                                                                       types.int64))
-mvb_ray_scan = types.ExternalFunction("mvb_ray_scan", types.int64(types.intp, types.float64, types.float64, _DOUBLES,
-                                                                  types.int64, types.float64, _ADDRESSES, types.int64,
-                                                                  _DOUBLES))
+mvb_ray_scan = types.ExternalFunction("mvb_ray_scan", types.int64(types.intp, types.intp, types.float64, types.float64,
+                                                                  _DOUBLES, types.int64, types.float64, _ADDRESSES,
+                                                                  types.int64, _DOUBLES))
 
 
 def address(obj) -> int:
@@ -60,9 +61,13 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
         return None, f"the Box2D shim {path} does not load: {exc}"
     lib.mvb_read_bodies.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
     lib.mvb_read_bodies.restype = None
-    lib.mvb_ray_scan.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64,
-                                 ctypes.c_double, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+    lib.mvb_ray_scan.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p,
+                                 ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
     lib.mvb_ray_scan.restype = ctypes.c_int64
+    lib.mvb_static_index_new.argtypes = [ctypes.c_void_p]
+    lib.mvb_static_index_new.restype = ctypes.c_void_p
+    lib.mvb_static_index_free.argtypes = [ctypes.c_void_p]
+    lib.mvb_static_index_free.restype = None
     problem = _layout_problem(lib)
     return (None, problem) if problem else (lib, "")
 
@@ -109,13 +114,45 @@ def _apply_wrenches(body_addresses, fx, fy, tz):
     mvb_apply_wrenches(body_addresses.ctypes, body_addresses.size, fx.ctypes, fy.ctypes, tz.ctypes)
 
 
-def ray_scan(world_address: int, origin: tuple[float, float], bearings: np.ndarray, range_max: float,
-             hidden: np.ndarray) -> np.ndarray:
+class StaticIndex:
+    """The shim's grid over the fixtures of one static body (the ground: occupancy-grid walls, <walls>, vertical
+    planes), which a ray scan walks beam by beam instead of testing every fixture in range (shim.cpp StaticIndex).
+    Built from the body's fixtures as they are now: they must stay as they are while it is used. `address` is what
+    `ray_scan` and `mvb_ray_scan` take; freed with this object."""
+
+    def __init__(self, body: Box2D.b2Body):
+        self.address = int(_LIB.mvb_static_index_new(address(body)) or 0)
+        if not self.address:
+            raise MemoryError("the Box2D shim could not index the static body's fixtures")
+        self._free = _LIB.mvb_static_index_free
+
+    def __del__(self):
+        if getattr(self, "address", 0):
+            self._free(self.address)
+            self.address = 0
+
+
+#: The StaticIndex of each world's ground body, dropped with the world.
+_GROUND_INDEXES: "weakref.WeakKeyDictionary[Box2D.b2World, StaticIndex]" = weakref.WeakKeyDictionary()
+
+
+def ground_index(world: Box2D.b2World, ground: Box2D.b2Body) -> StaticIndex:
+    """The StaticIndex of `world`'s ground body `ground` (static, its fixtures fixed when the world was built),
+    built on first use and shared by every lidar of the world."""
+    index = _GROUND_INDEXES.get(world)
+    if index is None:
+        index = _GROUND_INDEXES[world] = StaticIndex(ground)
+    return index
+
+
+def ray_scan(world_address: int, index_address: int, origin: tuple[float, float], bearings: np.ndarray,
+             range_max: float, hidden: np.ndarray) -> np.ndarray:
     """Ranges [m] of beams from `origin` [m] along world `bearings` [rad] up to range_max [m]: the nearest
-    non-sensor fixture not on a `hidden` body (sorted addresses), +inf when none."""
+    non-sensor fixture not on a `hidden` body (sorted addresses), +inf when none; the fixtures of the body a
+    StaticIndex covers are found through it (`index_address`: StaticIndex.address, or 0 for none)."""
     bearings = np.ascontiguousarray(bearings, dtype=float)
     out = np.empty(bearings.size)
-    if _LIB.mvb_ray_scan(world_address, float(origin[0]), float(origin[1]), bearings.ctypes.data, bearings.size,
-                         float(range_max), hidden.ctypes.data, hidden.size, out.ctypes.data):
+    if _LIB.mvb_ray_scan(world_address, index_address, float(origin[0]), float(origin[1]), bearings.ctypes.data,
+                         bearings.size, float(range_max), hidden.ctypes.data, hidden.size, out.ctypes.data):
         raise MemoryError("the Box2D shim's ray scan failed")
     return out
