@@ -14,8 +14,6 @@ and the time of one `reset_simulation` (scope SPAWNED) taking all the spawned bl
 from __future__ import annotations
 
 import statistics
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,11 +43,9 @@ def measure_edits(blocks: int = 1000, rounds: int = 20, startup_timeout: float =
     from simulation_interfaces import srv
     from simulation_interfaces.msg import Result
 
-    script = Path(sys.executable).parent / "mvsim_node"
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "mvsim_ros.ros.node"]
-    proc = subprocess.Popen(base + ["--ros-args", "-p", f"world_file:={WORLD}", "-p", "headless:=true",
-                                    "-p", "status_period:=0.0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    from mvsim_ros.bench_node import start_node, stop_node
+
+    proc = start_node(f"world_file:={WORLD}", "headless:=true", "status_period:=0.0")
     context = rclpy.Context()
     rclpy.init(context=context)
     node = rclpy.create_node("mvsim_edit_bench_probe", context=context)
@@ -105,12 +101,7 @@ def measure_edits(blocks: int = 1000, rounds: int = 20, startup_timeout: float =
     finally:
         node.destroy_node()
         rclpy.shutdown(context=context)
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_node(proc)
 
 
 def report(run: EditRun, blocks: int, out=print) -> None:

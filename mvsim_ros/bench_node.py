@@ -222,6 +222,25 @@ class NodeRun:
     r1_sideways: float
 
 
+def start_node(*params: str) -> subprocess.Popen:
+    """`mvsim_node` (its console script next to this Python, else the module) with `name:=value` parameters, its
+    output discarded."""
+    script = Path(sys.executable).parent / "mvsim_node"
+    base = [str(script)] if script.exists() else [sys.executable, "-m", "mvsim_ros.ros.node"]
+    args = [arg for param in params for arg in ("-p", param)]
+    return subprocess.Popen(base + ["--ros-args", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_node(proc: subprocess.Popen, timeout_s: float = 20.0) -> None:
+    """SIGTERM the node and wait for it; SIGKILL it after `timeout_s` [s]."""
+    proc.terminate()
+    try:
+        proc.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_timeout: float = 90.0) -> NodeRun:
     """Run the node on the row's world at realtime_factor 0 and measure it over `wall_seconds` of wall time."""
     import rclpy
@@ -230,13 +249,9 @@ def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
     from rosgraph_msgs.msg import Clock
 
-    script = Path(sys.executable).parent / "mvsim_node"
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "mvsim_ros.ros.node"]
     # The watchdog is off: at hundreds of times real time its 1 s of simulated time is a few ms of wall time, and
     # the probe would have to flood the node with commands to keep the vehicles going.
-    proc = subprocess.Popen(base + ["--ros-args", "-p", f"world_file:={row.world_file}", "-p",
-                                    "realtime_factor:=0.0", "-p", "base_watchdog_timeout:=0.0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_node(f"world_file:={row.world_file}", "realtime_factor:=0.0", "base_watchdog_timeout:=0.0")
     context = rclpy.Context()
     rclpy.init(context=context)
     node = rclpy.create_node("mvsim_bench_probe", context=context)
@@ -286,12 +301,7 @@ def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_
     finally:
         node.destroy_node()
         rclpy.shutdown(context=context)
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_node(proc)
 
 
 def run_table(wall_seconds: float, repeat: int = 3, rows=ROWS, out=print) -> list[tuple[BenchRow, float, float]]:
