@@ -62,12 +62,17 @@ def entities(sim: Simulation) -> list[Entity]:
     return out
 
 
+def entities_by_name(sim: Simulation) -> dict[str, Entity]:
+    """Every entity of `sim` by name; where two kinds share a name, the vehicle before the block before the actor."""
+    table: dict[str, Entity] = {}
+    for entity in entities(sim):
+        table.setdefault(entity.name, entity)
+    return table
+
+
 def find_entity(sim: Simulation, name: str) -> Entity | None:
     """The entity named `name` (vehicles before blocks before actors), or None."""
-    for entity in entities(sim):
-        if entity.name == name:
-            return entity
-    return None
+    return entities_by_name(sim).get(name)
 
 
 def entity_names(sim: Simulation) -> set[str]:
@@ -200,5 +205,5 @@ def check_world_frame(frame_id: str) -> None:
 
 
 __all__ = ["Entity", "FilterError", "MAX_TILT", "PoseError", "WORLD_FRAME", "WORLD_FRAMES", "check_world_frame",
-           "compile_filter", "entities", "entity_names", "entity_state", "filtered", "find_entity", "planar_pose",
+           "compile_filter", "entities", "entities_by_name", "entity_names", "entity_state", "filtered", "find_entity", "planar_pose",
            "pose_msg"]

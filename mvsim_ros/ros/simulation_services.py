@@ -25,7 +25,7 @@ from simulation_interfaces.msg import Result, SimulationState, SimulatorFeatures
 from simulation_interfaces import srv
 
 from mvsim_ros.physics.world_edit import with_entity, without_entities, without_entity
-from mvsim_ros.ros.entity_table import (FilterError, PoseError, check_world_frame, entities, entity_names,
+from mvsim_ros.ros.entity_table import (FilterError, PoseError, check_world_frame, entities_by_name, entity_names,
                                         entity_state, filtered, find_entity, planar_pose)
 from mvsim_ros.ros.spawn_requests import SPAWN_FORMAT, SpawnError, plan_spawn
 from mvsim_ros.ros.step_queue import JobEnd, StepJob
@@ -164,9 +164,7 @@ class SimulationServices:
             self.spawned.clear()
             return _result(response, Result.RESULT_OK)
         if scope == _SCOPE_SPAWNED:
-            by_name: dict = {}
-            for entity in entities(self.node.sim):  # the first of a name wins, as find_entity finds it
-                by_name.setdefault(entity.name, entity)
+            by_name = entities_by_name(self.node.sim)
             self._remove([by_name[name] for name in sorted(self.spawned) if name in by_name])
             self.spawned.clear()
             return _result(response, Result.RESULT_OK)

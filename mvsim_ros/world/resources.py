@@ -687,8 +687,8 @@ def _shut(sock: socket.socket) -> None:
         pass
 
 
-class _TrackedHTTPConnection(http.client.HTTPConnection):
-    """An HTTP connection that hands its socket to its transfer once connected."""
+class _Tracked:
+    """Mixed into an http.client connection: it hands its socket (TLS or not) to its transfer once connected."""
 
     def __init__(self, *args, transfer: _Transfer, **kwargs):
         super().__init__(*args, **kwargs)
@@ -699,16 +699,12 @@ class _TrackedHTTPConnection(http.client.HTTPConnection):
         self._transfer.track(self.sock)
 
 
-class _TrackedHTTPSConnection(http.client.HTTPSConnection):
-    """An HTTPS connection that hands its (TLS) socket to its transfer once connected."""
+class _TrackedHTTPConnection(_Tracked, http.client.HTTPConnection):
+    """An HTTP connection tracked by its transfer."""
 
-    def __init__(self, *args, transfer: _Transfer, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._transfer = transfer
 
-    def connect(self) -> None:
-        super().connect()
-        self._transfer.track(self.sock)
+class _TrackedHTTPSConnection(_Tracked, http.client.HTTPSConnection):
+    """An HTTPS connection tracked by its transfer."""
 
 
 class _TrackedHTTPHandler(urllib.request.HTTPHandler):
