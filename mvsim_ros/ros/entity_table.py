@@ -205,5 +205,5 @@ def check_world_frame(frame_id: str) -> None:
 
 
 __all__ = ["Entity", "FilterError", "MAX_TILT", "PoseError", "WORLD_FRAME", "WORLD_FRAMES", "check_world_frame",
-           "compile_filter", "entities", "entities_by_name", "entity_names", "entity_state", "filtered", "find_entity", "planar_pose",
-           "pose_msg"]
+           "compile_filter", "entities", "entities_by_name", "entity_names", "entity_state", "filtered", "find_entity",
+           "planar_pose", "pose_msg"]
