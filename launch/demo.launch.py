@@ -15,7 +15,7 @@ rviz2 (use_rviz:=true) opens `rviz_config_file`, or by default the configuration
 (`share/mvsim_ros/rviz/NAME.rviz` for `NAME.world.xml`), or one generated from the world when none is shipped.
 rviz2's TF display reads only /tf and /tf_static, while with several vehicles each vehicle's TF is on its own
 `<veh>/tf`: so when rviz2 runs on a world with several vehicles, the node gets the single-TF-tree parameter
-(`mvsim_ros.rviz_config.SINGLE_TREE_PARAMETER`: every vehicle on /tf, frames prefixed `<veh>/`).
+(`mvsim_ros.cli.rviz_config.SINGLE_TREE_PARAMETER`: every vehicle on /tf, frames prefixed `<veh>/`).
 """
 
 import os
@@ -76,7 +76,7 @@ def world_vehicle_count(world_file: str) -> int:
 
 def rviz_config_for(world_file: str, share: str) -> str:
     """The shipped configuration of a world, or one generated from it into a temporary file."""
-    from mvsim_ros.rviz_config import config_name, rviz_config
+    from mvsim_ros.cli.rviz_config import config_name, rviz_config
 
     shipped = os.path.join(share, "rviz", config_name(world_file))
     if os.path.isfile(shipped):
@@ -92,7 +92,7 @@ def rviz_config_for(world_file: str, share: str) -> str:
 
 def launch_nodes(context):
     """The simulator node and, with use_rviz, rviz2 (resolved once the arguments are known)."""
-    from mvsim_ros.rviz_config import SINGLE_TREE_PARAMETER
+    from mvsim_ros.cli.rviz_config import SINGLE_TREE_PARAMETER
 
     share = get_package_share_directory(PACKAGE)
     arg = {name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS}

@@ -1,4 +1,4 @@
-"""Fixtures of the browser viewer's tests: `mvsim_ros.view` in a subprocess, a Python WebSocket client reading the
+"""Fixtures of the browser viewer's tests: `mvsim_ros.cli.view` in a subprocess, a Python WebSocket client reading the
 simulation's state from its frames, and headless Chromium (Debian's /usr/bin/chromium) driven by Playwright.
 
 A helper module, not a conftest.py: test modules elsewhere do `from conftest import ...`, which a second
@@ -47,13 +47,14 @@ def browser_skip_reason() -> str | None:
 
 
 class ViewerProcess:
-    """`python -m mvsim_ros.view WORLD --port 0 --no-open` in a subprocess; `url` is read from its output."""
+    """`python -m mvsim_ros.cli.view WORLD --port 0 --no-open` in a subprocess; `url` is read from its output."""
 
     def __init__(self, world: Path, seconds: float = 300.0):
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "ROS_DOMAIN_ID": "63"}
         env.pop("DISPLAY", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mvsim_ros.view", str(world), "--port", "0", "--no-open", "--seconds", str(seconds)],
+            [sys.executable, "-m", "mvsim_ros.cli.view", str(world), "--port", "0", "--no-open",
+             "--seconds", str(seconds)],
             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list[str] = []
         self.url = None
@@ -61,13 +62,13 @@ class ViewerProcess:
         while self.url is None:
             line = self.proc.stdout.readline()
             if not line:
-                raise RuntimeError("mvsim_ros.view exited early:\n" + "".join(self.lines))
+                raise RuntimeError("mvsim_ros.cli.view exited early:\n" + "".join(self.lines))
             self.lines.append(line)
             found = re.search(r"viewer at (http://\S+)", line)
             if found:
                 self.url = found.group(1)
             if time.monotonic() > deadline:
-                raise RuntimeError("mvsim_ros.view printed no URL within 60 s:\n" + "".join(self.lines))
+                raise RuntimeError("mvsim_ros.cli.view printed no URL within 60 s:\n" + "".join(self.lines))
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self) -> None:

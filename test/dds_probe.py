@@ -17,7 +17,7 @@ os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
 def node_command(*params: str) -> list[str]:
     """Command line starting the node (its console script when installed) with `name:=value` parameters."""
     script = Path(sys.executable).parent / "mvsim_node"
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "mvsim_ros.ros.node"]
+    base = [str(script)] if script.exists() else [sys.executable, "-m", "mvsim_ros.ros.node.process"]
     args = ["--ros-args"]
     for p in params:
         args += ["-p", p]

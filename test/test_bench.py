@@ -6,7 +6,7 @@ import math
 import pytest
 
 import dds_probe  # noqa: F401  (a per-run ROS_DOMAIN_ID)
-from mvsim_ros.bench import KINDS, make_simulation, measure
+from mvsim_ros.bench.physics import KINDS, make_simulation, measure
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

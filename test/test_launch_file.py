@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from launch_support import load_launch_file
-from mvsim_ros.ros.parameters import PARAMETERS
-from mvsim_ros.rviz_config import SINGLE_TREE_PARAMETER
+from mvsim_ros.ros.node.parameters import PARAMETERS
+from mvsim_ros.cli.rviz_config import SINGLE_TREE_PARAMETER
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCH_FILE = ROOT / "launch" / "demo.launch.py"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from launch_support import OTHER_SHARE, load_launch_file
-from mvsim_ros.ros.parameters import PARAMETERS
+from mvsim_ros.ros.node.parameters import PARAMETERS
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCH_FILE = ROOT / "launch" / "nav2_demo.launch.py"

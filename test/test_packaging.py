@@ -107,5 +107,5 @@ def test_rviz_is_a_runtime_dependency_and_tmux_a_test_one():
 def test_setup_py_ships_rviz_configs_launch_files_and_the_teleop_script():
     setup_text = (ROOT / "setup.py").read_text()
     assert 'glob("rviz/*.rviz")' in setup_text and 'glob("launch/*.launch.py")' in setup_text
-    assert '"mvsim_teleop = mvsim_ros.teleop:main"' in setup_text
+    assert '"mvsim_teleop = mvsim_ros.cli.teleop:main"' in setup_text
     assert sorted((ROOT / "rviz").glob("*.rviz")), "no rviz configuration to ship"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from mvsim_ros.rviz_config import SINGLE_TREE_PARAMETER, config_name, rviz_config, rviz_displays
+from mvsim_ros.cli.rviz_config import SINGLE_TREE_PARAMETER, config_name, rviz_config, rviz_displays
 from mvsim_ros.world import load_world
 
 ROOT = Path(__file__).resolve().parent.parent

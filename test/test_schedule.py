@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from mvsim_ros.schedule import DueTimes, Periodic, steps_until
+from mvsim_ros.core.schedule import DueTimes, Periodic, steps_until
 
 
 def first_due_step_by_stepping(schedule: Periodic, steps: int, dt: float) -> int:

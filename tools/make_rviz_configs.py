@@ -21,7 +21,7 @@ def expected_configs(root: Path = ROOT) -> dict[Path, str]:
     """Configuration path -> text, one per example world under `root`/worlds."""
     os.environ.setdefault("MVSIM_OFFLINE", "1")
     sys.path.insert(0, str(root))
-    from mvsim_ros.rviz_config import config_name, rviz_config
+    from mvsim_ros.cli.rviz_config import config_name, rviz_config
     from mvsim_ros.world import load_world
 
     configs = {}

@@ -15,7 +15,7 @@ import rclpy
 from rclpy.executors import SingleThreadedExecutor
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.simulator_node import MvsimNode
+from mvsim_ros.ros.node.simulator_node import MvsimNode
 
 
 def main() -> None:

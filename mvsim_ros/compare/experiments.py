@@ -8,16 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mvsim_ros.compare.scenarios import (
-    CONTROL_PERIOD_S,
-    EPSILON_M,
-    GAINS,
-    RAMP_TIME_S,
-    ConstantRadius,
-    SpeedRamp,
-    SteerStep,
-    TrackedShape,
-)
+from mvsim_ros.compare.scenarios import (CONTROL_PERIOD_S, EPSILON_M, GAINS, RAMP_TIME_S, ConstantRadius, SpeedRamp,
+                                         SteerStep, TrackedShape)
 from mvsim_ros.physics import Simulation
 from mvsim_ros.tracking.closed_loop import Run, run_open_loop, run_tracking
 from mvsim_ros.tracking.dynamic_controller import DynamicController
@@ -29,7 +21,7 @@ from mvsim_ros.tracking.single_track import KinematicBicycle, LinearDynamicBicyc
 from mvsim_ros.tracking.tracker import TrajectoryTracker
 from mvsim_ros.tracking.vehicle_parameters import VehicleGeometry, vehicle_geometry
 from mvsim_ros.world.specs import WorldSpec
-from mvsim_ros.world.vehicles import PACEJKA_SURFACES
+from mvsim_ros.world.elements.vehicles import PACEJKA_SURFACES
 
 #: The plants, in the order they are plotted.
 PLANTS = ("simulator", "kinematic", "dynamic")

@@ -12,16 +12,8 @@ from typing import Callable
 import numpy as np
 
 from mvsim_ros.compare import plots
-from mvsim_ros.compare.experiments import (
-    PLANTS,
-    Car,
-    RadiusPoint,
-    constant_radius_test,
-    fit_understeer,
-    open_loop,
-    seed_car,
-    track_shape,
-)
+from mvsim_ros.compare.experiments import (PLANTS, Car, RadiusPoint, constant_radius_test, fit_understeer, open_loop,
+                                           seed_car, track_shape)
 from mvsim_ros.compare.scenarios import CONTROL_PERIOD_S, EPSILON_M, GAINS, RAMP_TIME_S, Plan
 from mvsim_ros.tracking.closed_loop import Run
 from mvsim_ros.tracking.vehicle_parameters import simulated_cornering_stiffness

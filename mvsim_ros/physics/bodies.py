@@ -13,7 +13,7 @@ import Box2D
 import numpy as np
 
 from mvsim_ros.physics.polygons import convex_pieces, merge_occupied_cells, signed_area
-from mvsim_ros.world.actors import ActorSpec
+from mvsim_ros.world.elements.actors import ActorSpec
 from mvsim_ros.world.specs import BlockSpec, JointSpec, OccupancyGridSpec, VehicleSpec, WorldSpec
 
 #: Friction coefficient between colliding bodies (chassis against walls, blocks, other vehicles).

@@ -18,13 +18,8 @@ from numba import njit
 
 from mvsim_ros.physics.box2d_native import mvb_apply_wrenches, mvb_read_bodies, mvb_world_step
 from mvsim_ros.physics.controllers import pid_torque_law_into
-from mvsim_ros.physics.step_phases import (
-    advance_spin_angles,
-    applied_torque_into,
-    reference_point_state_into,
-    solve_wheels_into,
-    stop_stale_commands,
-)
+from mvsim_ros.physics.step_phases import (advance_spin_angles, applied_torque_into, reference_point_state_into,
+                                           solve_wheels_into, stop_stale_commands)
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry
 from mvsim_ros.physics.vehicles.fleet import wheel_setpoints_into
 from mvsim_ros.physics.wheels import body_wrenches_into, contact_velocities_into

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 from mvsim_ros.world.specs import VehicleSpec
 
 #: MVSim's stop gate of the differential twist_pid (fixed there) and the defaults of the Ackermann ones [m/s].

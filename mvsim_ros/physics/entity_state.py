@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import Box2D
 
-from mvsim_ros.world.bounds import BOUNDS
+from mvsim_ros.world.xml.bounds import BOUNDS
 from mvsim_ros.world.specs import WorldSpec
 
 

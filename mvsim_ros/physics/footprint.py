@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from mvsim_ros.physics.vehicles.articulated import articulated_footprint, chassis_corners
-from mvsim_ros.world.block_geometry import convex_hull_2d
+from mvsim_ros.world.elements.block_geometry import convex_hull_2d
 from mvsim_ros.world.specs import VehicleSpec, WorldSpec
 
 

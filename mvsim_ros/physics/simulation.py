@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from mvsim_ros.physics import box2d_native
-from mvsim_ros.physics.actor_paths import ActorPath
+from mvsim_ros.physics.kinematic.actor_paths import ActorPath
 from mvsim_ros.physics.bodies import Box2DWorld, build_box2d_world
 from mvsim_ros.physics.command_limits import CommandLimits
 from mvsim_ros.physics.commands import VehicleCommands
@@ -15,22 +15,12 @@ from mvsim_ros.physics.compiled_steps import DIVERGED, RAN, run_steps, step_work
 from mvsim_ros.physics.controllers import WheelControllers
 from mvsim_ros.physics.entity_state import checked_state, joined_set, place_rigidly
 from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
-from mvsim_ros.physics.kinematic import KinematicMovers, actor_path, block_path
-from mvsim_ros.physics.step_phases import (
-    advance_spin_angles,
-    applied_torque,
-    reference_point_state,
-    solve_wheels,
-)
+from mvsim_ros.physics.kinematic.movers import KinematicMovers, actor_path, block_path
+from mvsim_ros.physics.step_phases import (advance_spin_angles, applied_torque, reference_point_state, solve_wheels)
 from mvsim_ros.physics.terrain import Terrain, body_angular_velocity, orientation_quaternions
 from mvsim_ros.physics.terrain.contacts import add_body_gravity, wheel_frame_slopes
-from mvsim_ros.physics.vehicles.articulated import (
-    Articulations,
-    articulated_wheel_setpoints,
-    articulation_targets,
-    integrate_articulated_odometry,
-    pivot_motor_speeds,
-)
+from mvsim_ros.physics.vehicles.articulated import (Articulations, articulated_wheel_setpoints, articulation_targets,
+                                                    integrate_articulated_odometry, pivot_motor_speeds)
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry, odometry_wheel_pairs
 from mvsim_ros.physics.vehicles.fleet import Drivetrains, Steering, wheel_setpoints
 from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities, wheel_world_positions

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from mvsim_ros.physics.friction import held_friction, held_friction_into
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 
 
 @kernel

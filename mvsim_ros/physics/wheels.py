@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 from mvsim_ros.world.specs import VehicleSpec
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from mvsim_ros.physics.bodies import (Box2DWorld, BodyTag, ContactCounter, add_block_body, add_pivot_joint,
                                       add_proximity_fixtures, add_vehicle_body, destroy_body)
 from mvsim_ros.physics.controllers import PID_STATE
-from mvsim_ros.physics.kinematic import block_path
+from mvsim_ros.physics.kinematic.movers import block_path
 from mvsim_ros.physics.simulation import Simulation
 from mvsim_ros.world.specs import BlockSpec, VehicleSpec, WorldSpec
 

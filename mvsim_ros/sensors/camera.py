@@ -25,12 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mvsim_ros.schedule import Periodic
+from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.scene import SKY_COLOR, Scene
-from mvsim_ros.world.sensors import sensor_node, sensor_values
+from mvsim_ros.world.elements.sensors import sensor_node, sensor_values
 from mvsim_ros.world.specs import Pose3, SensorSpec
-from mvsim_ros.world.values import fail
+from mvsim_ros.world.xml.values import fail
 
 #: Optical frame relative to an X-forward body: yaw -90 deg, pitch 0, roll -90 deg.
 BODY_TO_OPTICAL = Pose3(yaw=-math.pi / 2, roll=-math.pi / 2).rotation()

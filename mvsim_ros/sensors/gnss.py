@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mvsim_ros.sensors.host_placement import host_matrix
-from mvsim_ros.schedule import Periodic
-from mvsim_ros.world.sensors import sensor_node, sensor_values
+from mvsim_ros.core.schedule import Periodic
+from mvsim_ros.world.elements.sensors import sensor_node, sensor_values
 from mvsim_ros.world.specs import SensorSpec
-from mvsim_ros.world.values import fail
+from mvsim_ros.world.xml.values import fail
 
 WGS84_A = 6378137.0  #: semi-major axis [m]
 WGS84_F = 1.0 / 298.257223563  #: flattening

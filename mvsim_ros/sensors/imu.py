@@ -26,12 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 from mvsim_ros.sensors.host_placement import pose6
-from mvsim_ros.schedule import Periodic
-from mvsim_ros.world.sensors import sensor_node, sensor_values
+from mvsim_ros.core.schedule import Periodic
+from mvsim_ros.world.elements.sensors import sensor_node, sensor_values
 from mvsim_ros.world.specs import SensorSpec
-from mvsim_ros.world.values import fail
+from mvsim_ros.world.xml.values import fail
 
 
 @dataclass

@@ -34,11 +34,11 @@ import numpy as np
 
 from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.bodies import BodyTag
-from mvsim_ros.schedule import Periodic
+from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix, matrix_pose6, pose6
-from mvsim_ros.world.sensors import sensor_node, sensor_values
+from mvsim_ros.world.elements.sensors import sensor_node, sensor_values
 from mvsim_ros.world.specs import SensorSpec, WorldSpec
-from mvsim_ros.world.values import fail
+from mvsim_ros.world.xml.values import fail
 
 
 @dataclass

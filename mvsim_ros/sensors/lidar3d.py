@@ -24,14 +24,14 @@ import math
 
 import numpy as np
 
-from mvsim_ros.schedule import Periodic
+from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.camera import BODY_TO_OPTICAL, Intrinsics, pose3_matrix, render
 from mvsim_ros.sensors.lidar2d import vehicles_hidden
 from mvsim_ros.sensors.scene import Scene
-from mvsim_ros.world.sensors import LIDAR3D_MIN_FACE_PX, sensor_node, sensor_values
+from mvsim_ros.world.elements.sensors import LIDAR3D_MIN_FACE_PX, sensor_node, sensor_values
 from mvsim_ros.world.specs import SensorSpec
-from mvsim_ros.world.values import fail
+from mvsim_ros.world.xml.values import fail
 
 _PRESET_KEYS = ("vert_fov_degrees", "vert_nrays", "horz_nrays", "min_range", "max_range", "range_std_noise")
 #: name -> (vert_fov_degrees [deg], vert_nrays, horz_nrays, min_range [m], max_range [m], range_std_noise [m])

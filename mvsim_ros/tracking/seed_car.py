@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mvsim_ros.world import load_world_string
 from mvsim_ros.world.specs import WorldSpec
-from mvsim_ros.world.vehicles import PACEJKA_SURFACES
+from mvsim_ros.world.elements.vehicles import PACEJKA_SURFACES
 
 #: The world file: in the source tree, else in the installed share directory.
 SEED_CAR_WORLD = Path(__file__).resolve().parents[2] / "worlds" / "seed002_car.world.xml"

@@ -1,6 +1,6 @@
 """Glue between a running simulation and the viewer server, run in the simulation owner's thread between steps.
 
-    link = ViewerLink(server, host)     # host: a ViewerHost (the ROS node, or mvsim_ros.view's runner)
+    link = ViewerLink(server, host)     # host: a ViewerHost (the ROS node, or mvsim_ros.cli.view's runner)
     ...
     sim.step(); link.service()          # between steps: ~free when no frame is due
 

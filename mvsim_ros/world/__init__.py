@@ -2,16 +2,8 @@
 
 from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.loader import load_world, load_world_string
-from mvsim_ros.world.specs import (
-    BlockSpec,
-    ChassisSpec,
-    ControllerSpec,
-    FrictionSpec,
-    OccupancyGridSpec,
-    VehicleSpec,
-    WheelSpec,
-    WorldSpec,
-)
+from mvsim_ros.world.specs import (BlockSpec, ChassisSpec, ControllerSpec, FrictionSpec, OccupancyGridSpec, VehicleSpec,
+                                   WheelSpec, WorldSpec)
 
 __all__ = [
     "WorldFileError",

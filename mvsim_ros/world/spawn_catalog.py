@@ -15,14 +15,14 @@ from typing import Callable
 
 import numpy as np
 
-from mvsim_ros.world.budget import LoadBudget, budget_scope, stack_headroom
-from mvsim_ros.world.bounds import BOUNDS
+from mvsim_ros.world.xml.budget import LoadBudget, budget_scope, stack_headroom
+from mvsim_ros.world.xml.bounds import BOUNDS
 from mvsim_ros.world.errors import WorldFileError
-from mvsim_ros.world.limits import DEFAULT_LIMITS
-from mvsim_ros.world.preprocess import Preprocessor
+from mvsim_ros.world.xml.limits import DEFAULT_LIMITS
+from mvsim_ros.world.xml.preprocess import Preprocessor
 from mvsim_ros.world.specs import BlockSpec, VehicleSpec
-from mvsim_ros.world.vehicles import shown_name, topic_name_problem
-from mvsim_ros.world.xml_tree import XmlNode, parse_xml_document
+from mvsim_ros.world.elements.vehicles import shown_name, topic_name_problem
+from mvsim_ros.world.xml.xml_tree import XmlNode, parse_xml_document
 
 #: How spawn sources are named in errors and warnings.
 SPAWN_SOURCE = "<spawn>"

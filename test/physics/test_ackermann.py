@@ -7,12 +7,8 @@ import pytest
 
 from conftest import REPO, robot_world_xml
 from mvsim_ros.physics import Simulation
-from mvsim_ros.physics.vehicles.ackermann import (
-    DRIVETRAIN_CODES,
-    ackermann_wheel_angles,
-    drivetrain_fractions,
-    torsen_split,
-)
+from mvsim_ros.physics.vehicles.ackermann import (DRIVETRAIN_CODES, ackermann_wheel_angles, drivetrain_fractions,
+                                                  torsen_split)
 from mvsim_ros.world import load_world_string
 
 WHEELBASE, TRACK = 2.5, 1.5

@@ -13,7 +13,7 @@ from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.friction import FRICTION_MODELS
 from mvsim_ros.physics.friction.pacejka import magic_formula
 from mvsim_ros.world import WorldFileError, load_world_string
-from mvsim_ros.world.vehicles import FRICTION_CLASSES, PACEJKA_SURFACES
+from mvsim_ros.world.elements.vehicles import FRICTION_CLASSES, PACEJKA_SURFACES
 
 G = 9.81
 DT = 0.01

@@ -13,8 +13,8 @@ import pytest
 
 from conftest import REPO, robot_world_xml
 from mvsim_ros.physics import Simulation
-from mvsim_ros.physics import logs as logs_module
-from mvsim_ros.physics.logs import POSE_COLUMNS, WHEEL_COLUMNS, VehicleLogs, format_blocks
+from mvsim_ros.output import csv_logs as logs_module
+from mvsim_ros.output.csv_logs import POSE_COLUMNS, WHEEL_COLUMNS, VehicleLogs, format_blocks
 from mvsim_ros.world import load_world_string
 
 CAR_CLASS = REPO / "worlds" / "definitions" / "car.vehicle.xml"

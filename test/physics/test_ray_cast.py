@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from mvsim_ros.bench_node import BenchRow, pgm_bytes, room_map
+from mvsim_ros.bench.node import BenchRow, pgm_bytes, room_map
 from mvsim_ros.physics import Simulation, box2d_native
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.world import load_world
@@ -118,7 +118,7 @@ def test_one_ground_index_per_world_shared_by_its_lidars(tmp_path):
 
 
 def test_large_map_row_world_is_what_the_generator_writes(tmp_path):
-    from mvsim_ros.bench_node import MAP_ROWS, map_world_xml
+    from mvsim_ros.bench.node import MAP_ROWS, map_world_xml
 
     for row in MAP_ROWS:
         assert row.world_file.read_text(encoding="utf-8") == map_world_xml(row)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from mvsim_ros.physics.friction import FRICTION_MODELS, HELD_FRICTION_MODELS
-from mvsim_ros.world.vehicles import FRICTION_CLASSES
+from mvsim_ros.world.elements.vehicles import FRICTION_CLASSES
 
 G, DT, N = 9.81, 0.005, 400
 

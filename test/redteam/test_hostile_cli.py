@@ -23,9 +23,9 @@ RUN_TIMEOUT_S = 60
 
 
 def teleop(*params: str, keys: bytes = b"", stdin_tty: bool = True) -> tuple[int, str, str]:
-    """Run `python -m mvsim_ros.teleop --ros-args -p ...`; type `keys` once it has printed its help (when it
+    """Run `python -m mvsim_ros.cli.teleop --ros-args -p ...`; type `keys` once it has printed its help (when it
     does). Returns (exit status, stdout, stderr)."""
-    args = [sys.executable, "-m", "mvsim_ros.teleop", "--ros-args"]
+    args = [sys.executable, "-m", "mvsim_ros.cli.teleop", "--ros-args"]
     for param in params:
         args += ["-p", param]
     master, slave = pty.openpty()

@@ -22,9 +22,9 @@ import pytest
 
 from dds_probe import node_command
 from mvsim_ros.world import load_world
-from mvsim_ros.world import resources
-from mvsim_ros.world.limits import WorldLimits
-from mvsim_ros.world.visual_models import clear_model_cache
+from mvsim_ros.world.files import resources
+from mvsim_ros.world.xml.limits import WorldLimits
+from mvsim_ros.world.files.visual_models import clear_model_cache
 
 #: Extra wall time [s] a deadline may be overrun by (thread start, a busy 2-core machine).
 SLACK_S = 1.0
@@ -230,7 +230,7 @@ def test_the_load_total_bounds_all_downloads_together(online, drip, tmp_path):
 def test_a_signal_during_a_drip_fed_download_interrupts_the_load_at_once(online, drip, tmp_path):
     """The node's handling (ros/signals.py): inside `interruptible()`, SIGINT raises Interrupted within SIGNAL_S
     while the load waits for a download, and the download is cancelled (connection closed, nothing cached)."""
-    from mvsim_ros.ros.signals import Interrupted, StopSignals
+    from mvsim_ros.ros.node.signals import Interrupted, StopSignals
 
     server = drip()
     world_file = block_world(tmp_path / "w", server.url("/m.obj"))
@@ -339,7 +339,7 @@ def test_sigint_during_a_drip_fed_download_ends_the_node_at_once(online, drip, t
 
 
 def _fetch_command(world_file: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "mvsim_ros.fetch_models", str(world_file), *args]
+    return [sys.executable, "-m", "mvsim_ros.cli.fetch_models", str(world_file), *args]
 
 
 def test_fetch_models_ends_at_its_deadline(online, drip, tmp_path):
@@ -390,7 +390,7 @@ def test_fetch_models_exits_130_on_sigint_with_one_line(online, drip, tmp_path):
 
 
 def test_the_resource_limits_are_node_parameters():
-    from mvsim_ros.ros.parameters import PARAMETERS, coerce, load_limits
+    from mvsim_ros.ros.node.parameters import PARAMETERS, coerce, load_limits
 
     defaults = {"load_max_download_seconds": 120, "load_max_remote_seconds": 300,
                 "load_max_mesh_vertices": 1_000_000, "load_max_mesh_faces": 2_000_000,

@@ -37,7 +37,7 @@ from mvsim_ros.viewer.server import ViewerServer
 
 TRUSTED = "http://trusted.example:1234"
 RESET = json.dumps({"type": "control", "action": "reset"})
-VIEW_COMMAND = [sys.executable, "-m", "mvsim_ros.view"]
+VIEW_COMMAND = [sys.executable, "-m", "mvsim_ros.cli.view"]
 
 
 class ViewProcess:

@@ -13,7 +13,7 @@ import pytest
 from mvsim_ros.physics import Simulation
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.world import WorldFileError, load_world_string
-from mvsim_ros.world.bounds import BOUNDS
+from mvsim_ros.world.xml.bounds import BOUNDS
 
 STEPS = 200
 FILE = "hostile.world.xml"

@@ -8,8 +8,8 @@ from rclpy.serialization import serialize_message
 from std_msgs.msg import String
 
 from dds_probe import ProbeNode
-from mvsim_ros.ros import batch_publisher
-from mvsim_ros.ros.batch_publisher import BatchPublisher
+from mvsim_ros.ros.publishing import batch_publisher
+from mvsim_ros.ros.publishing.batch_publisher import BatchPublisher
 
 
 @pytest.mark.parametrize("direct", [True, False])

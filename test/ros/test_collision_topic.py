@@ -7,7 +7,7 @@ from std_msgs.msg import Bool
 from conftest import robot_world_xml
 from dds_probe import ProbeNode
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.publishers import SimPublishers
+from mvsim_ros.ros.publishing.state_publishers import SimPublishers
 from mvsim_ros.world import load_world
 
 

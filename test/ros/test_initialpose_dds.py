@@ -16,7 +16,7 @@ from tf2_msgs.msg import TFMessage
 
 from conftest import DEMO_WORLD
 from dds_probe import node_and_probe, stamp_s
-from mvsim_ros.ros.initial_pose import MAX_TILT_RAD, planar_pose
+from mvsim_ros.ros.inputs.initial_pose import MAX_TILT_RAD, planar_pose
 
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
 

@@ -15,8 +15,8 @@ from std_msgs.msg import Float64
 from conftest import DEMO_WORLD
 from dds_probe import node_and_probe, stamp_s
 from mvsim_ros.physics import Simulation
-from mvsim_ros.physics.logs import POSE_COLUMNS, WHEEL_COLUMNS
-from mvsim_ros.ros.log_topics import DEFAULT_PERIOD_S, log_topic_names, log_topic_period
+from mvsim_ros.output.csv_logs import POSE_COLUMNS, WHEEL_COLUMNS
+from mvsim_ros.ros.publishing.log_topics import DEFAULT_PERIOD_S, log_topic_names, log_topic_period
 from mvsim_ros.world import load_world
 
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))

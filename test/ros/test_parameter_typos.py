@@ -13,7 +13,7 @@ import pytest
 
 from conftest import DEMO_WORLD
 from dds_probe import node_command, stop_process
-from mvsim_ros.ros.parameters import PARAMETERS, unknown_parameter_warnings
+from mvsim_ros.ros.node.parameters import PARAMETERS, unknown_parameter_warnings
 
 START_TIMEOUT_S = 60.0
 

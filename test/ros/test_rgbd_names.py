@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from mvsim_ros.ros.image_publisher import MAX_DEPTH_MM, camera_frames, camera_topics, depth_image_data
+from mvsim_ros.ros.publishing.image_publisher import MAX_DEPTH_MM, camera_frames, camera_topics, depth_image_data
 from mvsim_ros.sensors.camera import Camera
 from mvsim_ros.world.specs import Pose3, SensorSpec
 

@@ -9,9 +9,9 @@ from nav_msgs.msg import Odometry
 from rclpy.serialization import deserialize_message
 from tf2_msgs.msg import TFMessage
 
-from mvsim_ros.ros.conversions import planar_odometry, planar_transform, sim_time_msg
-from mvsim_ros.ros.publishers import ODOMETRY_FIELDS, TRANSFORM_FIELDS
-from mvsim_ros.ros.serialized import SerializedBatch
+from mvsim_ros.ros.publishing.conversions import planar_odometry, planar_transform, sim_time_msg
+from mvsim_ros.ros.publishing.state_publishers import ODOMETRY_FIELDS, TRANSFORM_FIELDS
+from mvsim_ros.ros.publishing.serialized import SerializedBatch
 
 
 def test_each_row_equals_the_built_odometry_message():
@@ -51,7 +51,7 @@ def test_only_numeric_fields_can_be_patched_and_order_matters():
 
 def test_compiled_field_writer_writes_what_fill_writes():
     """write_fields (used from compiled loops) and SerializedBatch.fill give the same bytes, integers exactly."""
-    from mvsim_ros.ros.serialized import write_fields
+    from mvsim_ros.ros.publishing.serialized import write_fields
 
     batch = SerializedBatch(planar_odometry(sim_time_msg(0.0), "odom", "base_link", (0, 0, 0), (0, 0, 0)),
                             ODOMETRY_FIELDS, 3)
@@ -75,7 +75,7 @@ def test_serialized_scan_deserializes_to_the_scan_built_field_by_field():
 
     from sensor_msgs.msg import LaserScan
 
-    from mvsim_ros.ros.scan_publisher import SerializedScan
+    from mvsim_ros.ros.publishing.scan_publisher import SerializedScan
 
     def template():
         msg = LaserScan()

@@ -7,9 +7,9 @@ import pytest
 from simulation_interfaces.srv import SpawnEntity
 
 from conftest import DEMO_WORLD
-from mvsim_ros.ros.spawn_requests import SpawnError, plan_spawn
+from mvsim_ros.ros.services.spawn_requests import SpawnError, plan_spawn
 from mvsim_ros.world import load_world
-from mvsim_ros.world.vehicles import MAX_TOPIC_NAME_CHARS
+from mvsim_ros.world.elements.vehicles import MAX_TOPIC_NAME_CHARS
 
 R = SpawnEntity.Response
 

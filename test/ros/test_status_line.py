@@ -10,7 +10,7 @@ import pytest
 
 from conftest import robot_world_xml
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.status import StatusLine
+from mvsim_ros.ros.node.status import StatusLine
 from mvsim_ros.world import load_world
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from mvsim_ros.ros.step_queue import JobEnd, StepJob, StepQueue
+from mvsim_ros.runtime.step_queue import JobEnd, StepJob, StepQueue
 
 
 def test_jobs_run_exactly_their_steps_in_order_with_progress():

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 def _teleop_commands() -> list:
-    ours = pytest.param([sys.executable, "-m", "mvsim_ros.teleop"], id="mvsim_teleop")
+    ours = pytest.param([sys.executable, "-m", "mvsim_ros.cli.teleop"], id="mvsim_teleop")
     real_available = importlib.util.find_spec("teleop_twist_keyboard") is not None
     real = pytest.param([sys.executable, "-m", "teleop_twist_keyboard"], id="teleop_twist_keyboard",
                         marks=pytest.mark.skipif(not real_available,

@@ -14,7 +14,7 @@ from tf2_msgs.msg import TFMessage
 from conftest import DEMO_WORLD
 from dds_probe import ProbeNode
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.publishers import SimPublishers, map_to_odom, tf_publish_rate
+from mvsim_ros.ros.publishing.state_publishers import SimPublishers, map_to_odom, tf_publish_rate
 from mvsim_ros.ros.topics import FrameLayout, frame_name
 from mvsim_ros.world import load_world
 

@@ -144,7 +144,7 @@ def test_images_over_dds(write_world, wall_image):
 
 
 def test_no_gl_means_a_warning_and_no_cameras(write_world, wall_image, monkeypatch):
-    from mvsim_ros.ros.image_publisher import ImagePublisher
+    from mvsim_ros.ros.publishing.image_publisher import ImagePublisher
     from mvsim_ros.sensors import gl_context as gl
 
     camera, _scene, sim = setup(write_world, wall_image, CAMERA)

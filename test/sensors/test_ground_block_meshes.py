@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mvsim_ros.sensors.meshes import bump_mesh, ramp_mesh
-from mvsim_ros.world.block_geometry import Geometry, surface_height
+from mvsim_ros.world.elements.block_geometry import Geometry, surface_height
 
 
 def top_height(mesh: np.ndarray, u: float, v: float) -> float | None:

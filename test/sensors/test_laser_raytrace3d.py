@@ -121,7 +121,7 @@ def test_gpu_scan_time(write_world, wall_image):
 
 
 def test_no_gl_falls_back_to_2d_with_a_warning(write_world, wall_image, monkeypatch):
-    from mvsim_ros.ros import scan_publisher
+    from mvsim_ros.ros.publishing import scan_publisher
     from mvsim_ros.sensors import gl_context as gl
 
     world, sensors, sim = setup(write_world, wall_image)
@@ -153,8 +153,8 @@ def _raise_unavailable():
 
 @needs_gl
 def test_scan_publisher_uses_the_gpu_and_shares_its_scene(write_world, wall_image):
-    from mvsim_ros.ros.image_publisher import ImagePublisher
-    from mvsim_ros.ros.scan_publisher import ScanPublisher
+    from mvsim_ros.ros.publishing.image_publisher import ImagePublisher
+    from mvsim_ros.ros.publishing.scan_publisher import ScanPublisher
 
     table = block("table", 1.5, 0.2, 0.8, ly=30.0)  # spans the beam: both paths see it at 1.5 m
     world, sensors, sim = setup(write_world, wall_image, extra=table)

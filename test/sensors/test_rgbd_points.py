@@ -8,7 +8,7 @@ from sensor_msgs.msg import PointCloud2, PointField
 
 from conftest import robot_world_xml
 from gl_support import needs_gl
-from mvsim_ros.ros.image_publisher import RGBD_POINT_DTYPE, depth_cloud, depth_points
+from mvsim_ros.ros.publishing.image_publisher import RGBD_POINT_DTYPE, depth_cloud, depth_points
 from mvsim_ros.sensors.camera import Intrinsics
 
 INTR = Intrinsics(8, 6, 3.5, 2.5, 10.0, 12.0, 0.05, 15.0)
@@ -105,7 +105,7 @@ BOX = ('<block name="box"><static>true</static><color>#ff0000</color><zmin>0</zm
 @needs_gl
 def test_points_published_in_process_at_the_camera_period(write_world, wall_image):
     from mvsim_ros.physics import Simulation
-    from mvsim_ros.ros.image_publisher import ImagePublisher
+    from mvsim_ros.ros.publishing.image_publisher import ImagePublisher
     from mvsim_ros.sensors.suite import build_sensors
     from mvsim_ros.world import load_world
 

@@ -10,8 +10,8 @@ from conftest import robot_world_xml
 from gl_support import needs_gl
 from mvsim_ros.physics import Simulation
 from mvsim_ros.sensors.gnss import WGS84_A, WGS84_E2
-from mvsim_ros.sensors.suite import (WORLD_HOST, build_sensors, host_frame, host_motion, host_pose,
-                                     noise_generator, topic_prefix)
+from mvsim_ros.sensors.suite import (WORLD_HOST, build_sensors, host_frame, host_motion, host_pose, noise_generator,
+                                     topic_prefix)
 from mvsim_ros.world import load_world, load_world_string
 from mvsim_ros.world.specs import SensorSpec
 

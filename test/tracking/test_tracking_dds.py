@@ -43,10 +43,11 @@ def test_tracker_controller_and_simulator_put_the_car_on_the_circle(tmp_path):
     remap = ["-r", f"odom:={GROUND_TRUTH}", "-p", "use_sim_time:=true"]
     commands = {
         "simulator": node_command(f"world_file:={WORLD}", "realtime_factor:=1.5", "headless:=true"),
-        "tracker": script_command("mvsim_trajectory_tracker", "mvsim_ros.ros.tracker_node", *remap,
+        "tracker": script_command("mvsim_trajectory_tracker", "mvsim_ros.tracking.nodes.tracker_node", *remap,
                                   "-p", "trajectory_type:=circle", "-p", f"R:={RADIUS_M}", "-p", f"W:={RATE_RADPS}",
                                   "-p", "ramp_time:=1.0", "-p", "active:=true"),
-        "controller": script_command("mvsim_car_kinematic_controller", "mvsim_ros.ros.kinematic_controller_node",
+        "controller": script_command("mvsim_car_kinematic_controller",
+                                     "mvsim_ros.tracking.nodes.kinematic_controller_node",
                                      *remap, "-p", f"world_file:={WORLD}"),
     }
     processes = {name: start(cmd, tmp_path / f"{name}.log") for name, cmd in commands.items()}

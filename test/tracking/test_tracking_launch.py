@@ -10,7 +10,7 @@ import yaml
 
 from conftest import REPO
 from launch_support import load_launch_file
-from mvsim_ros.ros import dynamic_controller_node, kinematic_controller_node, tracker_node
+from mvsim_ros.tracking.nodes import dynamic_controller_node, kinematic_controller_node, tracker_node
 
 LAUNCH_FILE = REPO / "launch" / "tracking.launch.py"
 CONFIG = REPO / "config" / "tracking.yaml"

@@ -12,9 +12,9 @@ import rclpy
 from rclpy.parameter import Parameter
 
 from conftest import REPO
-from mvsim_ros.ros.dynamic_controller_node import DynamicControllerNode
-from mvsim_ros.ros.kinematic_controller_node import KinematicControllerNode
-from mvsim_ros.ros.tracker_node import PARAMETERS, TrackerNode
+from mvsim_ros.tracking.nodes.dynamic_controller_node import DynamicControllerNode
+from mvsim_ros.tracking.nodes.kinematic_controller_node import KinematicControllerNode
+from mvsim_ros.tracking.nodes.tracker_node import PARAMETERS, TrackerNode
 from mvsim_ros.tracking.shapes import Circle, Cycloid, FigureEight
 
 SEED_WORLD = str(REPO / "worlds" / "seed002_car.world.xml")
@@ -128,7 +128,7 @@ def test_odometry_reading_and_float32_commands():
     import numpy as np
     from nav_msgs.msg import Odometry
 
-    from mvsim_ros.ros.tracking_nodes import OdometrySample, float32_within
+    from mvsim_ros.tracking.nodes.node_common import OdometrySample, float32_within
 
     msg = Odometry()
     msg.header.stamp.sec, msg.header.stamp.nanosec = 12, 500_000_000

@@ -7,14 +7,10 @@ import pytest
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.tracking.seed_car import SEED_CAR_NAME, seed_car_world
-from mvsim_ros.tracking.vehicle_parameters import (
-    polygon_mass_properties,
-    simulated_cornering_stiffness,
-    steering_geometry,
-    vehicle_geometry,
-)
+from mvsim_ros.tracking.vehicle_parameters import (polygon_mass_properties, simulated_cornering_stiffness,
+                                                   steering_geometry, vehicle_geometry)
 from mvsim_ros.world import load_world_string
-from mvsim_ros.world.vehicles import PACEJKA_SURFACES
+from mvsim_ros.world.elements.vehicles import PACEJKA_SURFACES
 
 
 @pytest.mark.parametrize("chassis", [None, (-0.015, 0.44), (-0.2, 0.3)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mvsim_ros.ros.parameters import PARAMETERS, ParameterError, coerce
+from mvsim_ros.ros.node.parameters import PARAMETERS, ParameterError, coerce
 from mvsim_ros.viewer.access import AccessPolicy, new_token, normalize_origin, normalize_origins
 
 

@@ -1,4 +1,4 @@
-"""The viewer page in real headless Chromium against `mvsim_ros.view` on the demo world (robots r1, r2).
+"""The viewer page in real headless Chromium against `mvsim_ros.cli.view` on the demo world (robots r1, r2).
 
 The simulation's state is read back from the server's frames by a Python WebSocket client (SimWatcher), not from
 the page's own numbers. The tests share one simulator process and one page and run in file order.

@@ -1,4 +1,4 @@
-"""What the viewer page tells a newcomer, in real headless Chromium against `mvsim_ros.view` on the demo world:
+"""What the viewer page tells a newcomer, in real headless Chromium against `mvsim_ros.cli.view` on the demo world:
 name labels, the ground grid and axes, layer toggles, the selected vehicle's readout, the collision cue, and the
 mouse tools (set pose, goal).
 

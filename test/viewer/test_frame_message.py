@@ -15,7 +15,7 @@ from gl_support import needs_gl
 from mvsim_ros.viewer.frame_message import pack_message, unpack_message
 from mvsim_ros.viewer.protocol import MAX_CLOUD_POINTS
 from mvsim_ros.viewer.scene_message import scene_message
-from mvsim_ros.viewer.sensor_runner import SensorRunner
+from mvsim_ros.runtime.sensor_runner import SensorRunner
 from mvsim_ros.world import load_world
 from viewer_worlds import TEST_WORLDS, WORLDS, decoded_frame, place, robot_world, setup
 

@@ -1,4 +1,4 @@
-"""ViewerLink (between simulation steps) with a fake server, and mvsim_ros.view's runner as its host."""
+"""ViewerLink (between simulation steps) with a fake server, and mvsim_ros.cli.view's runner as its host."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mvsim_ros import view
+from mvsim_ros.cli import view
 from mvsim_ros.physics import Simulation
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.viewer import frame_message
@@ -250,7 +250,7 @@ def test_images_of_wanted_cameras_at_most_image_rate(demo_spec, monkeypatch):
     assert per_camera / 2 <= IMAGE_RATE_HZ + 1 and per_camera / 2 >= IMAGE_RATE_HZ - 1
 
 
-# -- mvsim_ros.view -------------------------------------------------------------------------------------------
+# -- mvsim_ros.cli.view -------------------------------------------------------------------------------------------
 def test_view_runner_commands(demo_spec):
     warnings = []
     runner = view.ViewRunner(demo_spec, warn=warnings.append)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mvsim_ros import view
+from mvsim_ros.cli import view
 from mvsim_ros.physics import Simulation
 from mvsim_ros.viewer.link import ViewerLink, merge_controls, newest_commands
 from mvsim_ros.viewer.protocol import MAX_STEPS, RESET_INTERVAL_S

@@ -8,7 +8,7 @@ import pytest
 import mvsim_ros.sensors.scene as scene_module
 from gl_support import needs_gl
 from mvsim_ros.sensors.gl_context import GlUnavailable
-from mvsim_ros.viewer.sensor_runner import SensorRunner
+from mvsim_ros.runtime.sensor_runner import SensorRunner
 from mvsim_ros.world import load_world
 from viewer_worlds import TEST_WORLDS, decoded_frame, robot_world, setup
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from mvsim_ros.physics.actor_paths import ActorPath
+from mvsim_ros.physics.kinematic.actor_paths import ActorPath
 from mvsim_ros.world import WorldFileError, load_world_string
 from mvsim_ros.world.specs import Pose3
 
@@ -250,7 +250,8 @@ def test_joystick_enabled_is_a_known_gui_option():
 
 
 def test_rotation_helpers_round_trip():
-    from mvsim_ros.rotations import matrix_quaternion, quaternion_product, quaternion_yaw_pitch_roll, ypr_quaternion
+    from mvsim_ros.core.rotations import (matrix_quaternion, quaternion_product, quaternion_yaw_pitch_roll,
+                                          ypr_quaternion)
 
     def same_rotation(a, b):  # q and -q are one rotation
         return a == pytest.approx(b, abs=1e-12) or a == pytest.approx(tuple(-c for c in b), abs=1e-12)

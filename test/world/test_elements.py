@@ -7,28 +7,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mvsim_ros.world.elements import (
-    ALL_ELEMENT_CLASSES,
-    ELEMENT_CLASSES,
-    ElevationMapSpec,
-    GroundGridSpec,
-    HorizontalPlaneSpec,
-    PointCloudSpec,
-    Pose3,
-    PropertyRegionSpec,
-    SkyBoxSpec,
-    VerticalPlaneSpec,
-    WallOpening,
-    WorldFileWarning,
-    parse_element,
-    parse_georeference,
-    parse_gui,
-    parse_lights,
-    parse_marker,
-    parse_walls,
-)
+from mvsim_ros.world.elements.elements import (ALL_ELEMENT_CLASSES, ELEMENT_CLASSES, ElevationMapSpec, GroundGridSpec,
+                                               HorizontalPlaneSpec, PointCloudSpec, Pose3, PropertyRegionSpec,
+                                               SkyBoxSpec, VerticalPlaneSpec, WallOpening, WorldFileWarning,
+                                               parse_element, parse_georeference, parse_gui, parse_lights, parse_marker,
+                                               parse_walls)
 from mvsim_ros.world.errors import WorldFileError
-from mvsim_ros.world.xml_tree import parse_xml_bytes
+from mvsim_ros.world.xml.xml_tree import parse_xml_bytes
 
 
 class Warnings(list):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mvsim_ros.world.expressions import MAX_DEPTH, MAX_LENGTH, ExpressionError, evaluate
+from mvsim_ros.world.xml.expressions import MAX_DEPTH, MAX_LENGTH, ExpressionError, evaluate
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -7,14 +7,9 @@ from hypothesis import strategies as st
 
 from conftest import REPO
 from mvsim_ros.world import WorldFileError, load_world, load_world_string
-from mvsim_ros.world.limits import LoadLimits
-from mvsim_ros.world.xml_tree import (
-    MAX_NESTING_DEPTH,
-    XmlNode,
-    parse_xml_bytes,
-    parse_xml_document,
-    parse_xml_lenient,
-)
+from mvsim_ros.world.xml.limits import LoadLimits
+from mvsim_ros.world.xml.xml_tree import (MAX_NESTING_DEPTH, XmlNode, parse_xml_bytes, parse_xml_document,
+                                          parse_xml_lenient)
 
 LENIENT = "as MVSim does"
 

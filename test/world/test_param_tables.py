@@ -7,7 +7,7 @@ import pytest
 from mvsim_ros.world import WorldFileError
 from mvsim_ros.world.params import NOT_SIMULATED, SIMULATED, Param, ParamTable, all_tables
 from mvsim_ros.world.params.doc import DOC_PATH, render
-from mvsim_ros.world.xml_tree import parse_xml_bytes
+from mvsim_ros.world.xml.xml_tree import parse_xml_bytes
 
 TABLE = ParamTable("test.context", (
     Param("range", "float", 30.0, "m", "a range", aliases=("maxRange",), quantity="sensor_range"),

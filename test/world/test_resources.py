@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from mvsim_ros import fetch_models
+from mvsim_ros.cli import fetch_models
 from mvsim_ros.world import WorldFileError, load_world
-from mvsim_ros.world import resources
-from mvsim_ros.world.elements import HorizontalPlaneSpec, SkyBoxSpec, parse_walls
-from mvsim_ros.world.resources import resolve_uri, safe_extract
-from mvsim_ros.world.visual_models import VisualSpec, clear_model_cache
-from mvsim_ros.world.xml_tree import parse_xml_bytes
+from mvsim_ros.world.files import resources
+from mvsim_ros.world.elements.elements import HorizontalPlaneSpec, SkyBoxSpec, parse_walls
+from mvsim_ros.world.files.resources import resolve_uri, safe_extract
+from mvsim_ros.world.files.visual_models import VisualSpec, clear_model_cache
+from mvsim_ros.world.xml.xml_tree import parse_xml_bytes
 
 #: A box x in [-0.75, 0.75], y in [-0.25, 0.5], z in [0, 0.5] [m] as OBJ text; its footprint, counter-clockwise.
 _XS, _YS, _ZS = (-0.75, 0.75), (-0.25, 0.5), (0.0, 0.5)
@@ -214,7 +214,7 @@ def test_two_processes_fetching_the_same_zip_both_get_it_whole(online, serve):
         handler.wfile.write(PACK[100:])
 
     server = serve({"/pack.zip": slow})
-    code = ("import sys; from mvsim_ros.world.resources import resolve_uri; r = resolve_uri(sys.argv[1]); "
+    code = ("import sys; from mvsim_ros.world.files.resources import resolve_uri; r = resolve_uri(sys.argv[1]); "
             "print(r.path or r.reason)")
     runs = [subprocess.Popen([sys.executable, "-c", code, server.url("/pack.zip/d/cube.obj")], text=True,
                              stdout=subprocess.PIPE) for _ in range(2)]
@@ -649,15 +649,15 @@ def test_fetch_models_exit_2_for_a_world_that_does_not_load(tmp_path, capsys):
 
 def test_fetch_models_console_script(tmp_path):
     scripts = {e.name: e.value for e in importlib.metadata.entry_points(group="console_scripts")}
-    assert scripts["mvsim_fetch_models"] == "mvsim_ros.fetch_models:main"
+    assert scripts["mvsim_fetch_models"] == "mvsim_ros.cli.fetch_models:main"
     missing = tmp_path / "missing.world.xml"
-    run = subprocess.run([sys.executable, "-m", "mvsim_ros.fetch_models", str(missing)],
+    run = subprocess.run([sys.executable, "-m", "mvsim_ros.cli.fetch_models", str(missing)],
                          capture_output=True, text=True, timeout=60)
     assert (run.returncode, run.stdout, run.stderr) == (
         2, "", f"mvsim_fetch_models: {missing}: world file not found\n")
     empty = tmp_path / "empty.world.xml"
     empty.write_text('<mvsim_world version="1.0"></mvsim_world>')
-    run = subprocess.run([sys.executable, "-m", "mvsim_ros.fetch_models", str(empty), "--timeout", "0"],
+    run = subprocess.run([sys.executable, "-m", "mvsim_ros.cli.fetch_models", str(empty), "--timeout", "0"],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and run.stderr.endswith("--timeout must be a positive number of seconds, got 0\n")
 

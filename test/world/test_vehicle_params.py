@@ -11,7 +11,7 @@ from mvsim_ros.world import load_world, load_world_string
 from mvsim_ros.world.params.vehicle_tables import (CHASSIS, CONTROLLER_DIFFERENTIAL_TWIST_PID,
                                                    CONTROLLER_DRIVETRAIN_TWIST_FRONT_STEER_PID, FRICTION_DEFAULT,
                                                    FRICTION_WARD_IAGNEMMA, TABLES, WHEEL)
-from mvsim_ros.world.vehicles import ODOMETRY_KEYS
+from mvsim_ros.world.elements.vehicles import ODOMETRY_KEYS
 
 DEFINITIONS = Path(__file__).resolve().parents[1] / "worlds" / "mvsim_definitions"
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from mvsim_ros.world import load_world, load_world_string
-from mvsim_ros.world.elements import (ElevationMapSpec, HorizontalPlaneSpec, PointCloudSpec, PropertyRegionSpec,
-                                      SkyBoxSpec, VerticalPlaneSpec)
+from mvsim_ros.world.elements.elements import (ElevationMapSpec, HorizontalPlaneSpec, PointCloudSpec,
+                                               PropertyRegionSpec, SkyBoxSpec, VerticalPlaneSpec)
 from mvsim_ros.world.params.world_tables import TABLES
-from mvsim_ros.world.world_options import geodetic_to_utm
+from mvsim_ros.world.elements.world_options import geodetic_to_utm
 
 WORLD = Path(__file__).resolve().parents[1] / "worlds" / "mvsim_names.world.xml"
 ROBOT = '<include file="{defs}/diff_robot.vehicle.xml"/><vehicle name="r1" class="diff_robot"/>'

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.physics.ground_truth_files import GroundTruthFiles, trajectory_file_name
+from mvsim_ros.output.ground_truth_files import GroundTruthFiles, trajectory_file_name
 from mvsim_ros.world import load_world_string
 
 DEFINITIONS = Path(__file__).resolve().parents[2] / "worlds" / "definitions"

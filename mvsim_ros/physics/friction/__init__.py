@@ -12,7 +12,7 @@ holds (HELD_FRICTION_MODELS).
 """
 
 from mvsim_ros.physics.friction import default, ellipse, pacejka, ward_iagnemma
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 
 #: Friction model name (as in world files) -> (vectorised function, parameter column names).
 FRICTION_MODELS = {

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 
 
 #: Columns of the `params` matrix this model takes (per wheel), and their defaults.

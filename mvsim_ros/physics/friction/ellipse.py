@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 
 
 #: Columns of the `params` matrix this model takes (per wheel). The model has no Coulomb mu (seed 001: the

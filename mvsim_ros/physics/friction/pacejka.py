@@ -8,7 +8,7 @@ angle laterally, each with its own B (stiffness), C (shape), D (peak) and E (cur
 
 with N = m_wp g = F_z + m_wheel g the load the wheel carries (its own weight included, as the other models' partial
 mass). The per-surface coefficients (seed 002's table, the same in both directions) are in
-mvsim_ros.world.vehicles.PACEJKA_SURFACES.
+mvsim_ros.world.elements.vehicles.PACEJKA_SURFACES.
 
 Slips, regularised at low speed (V_LOW = 0.1 m/s) so that rest, zero load and locked wheels give finite values:
 
@@ -58,7 +58,7 @@ import math
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 
 
 #: Columns of the `params` matrix this model takes (per wheel).

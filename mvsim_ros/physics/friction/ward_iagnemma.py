@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 
 
 #: Columns of the `params` matrix this model takes (per wheel).

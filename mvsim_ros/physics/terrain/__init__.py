@@ -55,12 +55,8 @@ Modules: surfaces (what the ground is and the query), contacts (support points, 
 per-step terrain phase of the Simulation), orientation (quaternions and rotation matrices from yaw/pitch/roll).
 """
 
-from mvsim_ros.physics.terrain.orientation import (
-    body_angular_velocity,
-    gravity_in_body,
-    orientation_quaternions,
-    rotation_matrices,
-)
+from mvsim_ros.physics.terrain.orientation import (body_angular_velocity, gravity_in_body, orientation_quaternions,
+                                                   rotation_matrices)
 from mvsim_ros.physics.terrain.phase import Terrain
 from mvsim_ros.physics.terrain.surfaces import TerrainSurfaces
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 from mvsim_ros.physics.terrain.surfaces import ground_heights
 from mvsim_ros.physics.wheels import WheelArrays
 from mvsim_ros.world.specs import WorldSpec

@@ -8,7 +8,7 @@ import numpy as np
 
 def orientation_quaternions(yaw, pitch, roll) -> np.ndarray:
     """Unit quaternions (x, y, z, w) — geometry_msgs order — of R = Rz(yaw) Ry(pitch) Rx(roll) [rad]; arguments
-    broadcast together, result shape (..., 4). Same rotation as mvsim_ros.rotations.ypr_quaternion (w first)."""
+    broadcast together, result shape (..., 4). Same rotation as mvsim_ros.core.rotations.ypr_quaternion (w first)."""
     yaw, pitch, roll = np.broadcast_arrays(np.asarray(yaw, dtype=float), np.asarray(pitch, dtype=float),
                                            np.asarray(roll, dtype=float))
     cy, sy = np.cos(0.5 * yaw), np.sin(0.5 * yaw)

@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mvsim_ros.physics.terrain.contacts import (
-    FIT_ITERATIONS,
-    STATE_COLUMNS,
-    WHEEL_COLUMNS,
-    SupportPoints,
-    follow_terrain,
-    slope_loads,
-)
+from mvsim_ros.physics.terrain.contacts import (FIT_ITERATIONS, STATE_COLUMNS, WHEEL_COLUMNS, SupportPoints,
+                                                follow_terrain, slope_loads)
 from mvsim_ros.physics.terrain.surfaces import TerrainSurfaces
 from mvsim_ros.physics.wheels import WheelArrays
 from mvsim_ros.world.specs import WorldSpec

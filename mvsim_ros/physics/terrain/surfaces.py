@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
-from mvsim_ros.world.elements import ElevationMapSpec, HorizontalPlaneSpec
+from mvsim_ros.core.jit import kernel
+from mvsim_ros.world.elements.elements import ElevationMapSpec, HorizontalPlaneSpec
 from mvsim_ros.world.specs import BlockSpec, Pose3, WorldSpec
 
 #: Block surface kinds (column KIND of the block table).

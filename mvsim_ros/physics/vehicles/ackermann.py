@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 
 #: Drivetrain type names (world files) -> code used by the kernels.
 DRIVETRAIN_CODES = {"open_front": 0, "open_rear": 1, "open_4wd": 2, "torsen_front": 3, "torsen_rear": 4,

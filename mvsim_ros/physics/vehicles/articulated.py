@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 from mvsim_ros.physics.vehicles.odometry import advance_odometry
 from mvsim_ros.world.specs import VehicleSpec
 

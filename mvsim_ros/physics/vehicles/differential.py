@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 from mvsim_ros.physics.vehicles.odometry import advance_odometry
 from mvsim_ros.physics.wheels import WheelArrays
 

@@ -9,13 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mvsim_ros.physics.controllers import WheelControllers, pid_torque_law
-from mvsim_ros.physics.jit import kernel
-from mvsim_ros.physics.vehicles.ackermann import (
-    DRIVETRAIN_CODES,
-    ackermann_wheel_angle_pair,
-    drivetrain_fractions,
-    steer_toward,
-)
+from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.vehicles.ackermann import (DRIVETRAIN_CODES, ackermann_wheel_angle_pair, drivetrain_fractions,
+                                                  steer_toward)
 from mvsim_ros.world.specs import VehicleSpec
 
 ACKERMANN_KINDS = ("ackermann", "ackermann_drivetrain")

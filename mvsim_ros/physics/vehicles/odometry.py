@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from mvsim_ros.physics.jit import kernel
+from mvsim_ros.core.jit import kernel
 
 
 @kernel

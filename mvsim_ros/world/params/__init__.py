@@ -8,8 +8,7 @@ that order; docs/parameters.md is generated from them (`python -m mvsim_ros.worl
 
 from __future__ import annotations
 
-from mvsim_ros.world.params.table import (GUI_ONLY, NOT_SIMULATED, SAME, SIMULATED, Param, ParamTable, Values,
-                                          convert)
+from mvsim_ros.world.params.table import (GUI_ONLY, NOT_SIMULATED, SAME, SIMULATED, Param, ParamTable, Values, convert)
 
 
 def all_tables() -> list[ParamTable]:

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from mvsim_ros.world.values import bounded, fail, parse_bool, parse_color, parse_float, parse_floats
-from mvsim_ros.world.xml_tree import XmlNode
+from mvsim_ros.world.xml.values import bounded, fail, parse_bool, parse_color, parse_float, parse_floats
+from mvsim_ros.world.xml.xml_tree import XmlNode
 
 Warn = Callable[[XmlNode, str], None]
 

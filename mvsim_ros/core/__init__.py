@@ -1,0 +1,1 @@
+"""Small shared things every layer uses: compilation settings, rotations, due-time schedules."""

@@ -1,0 +1,1 @@
+"""Files written from a running simulation: CSV logs and ground-truth trajectories (no ROS)."""

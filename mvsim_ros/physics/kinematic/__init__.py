@@ -1,0 +1,1 @@
+"""Bodies moved along prescribed paths: keyframe-animated blocks and actors."""

@@ -1,0 +1,1 @@
+"""What comes into the node from topics: vehicle commands and initial poses."""

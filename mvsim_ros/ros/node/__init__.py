@@ -1,0 +1,1 @@
+"""The simulator node: its process, parameters, run loop and the session of one simulation."""

@@ -1,0 +1,352 @@
+"""The mvsim_ros node: loads a world, steps it on a wall-clock timer, takes commands, publishes state.
+
+The process around it (signals, exit status, one-line start errors) is `mvsim_ros.ros.node.process.main`. The standard
+simulation services (simulation_interfaces: pause, step, reset, spawn, ...) are in ros/simulation_services.py; what
+they change in the node (run state, stepping while paused, swapping the simulation) is here.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+from rclpy.clock import Clock, ClockType
+
+from mvsim_ros.physics import Simulation, box2d_native
+from mvsim_ros.output.ground_truth_files import GroundTruthFiles
+from mvsim_ros.ros.node.entity_reuse import EntityReuse
+from mvsim_ros.ros.node.lean_events import LeanEventsNode
+from mvsim_ros.ros.services.log_services import LogServices
+from mvsim_ros.ros.node.parameters import declare_and_read, load_limits, warn_unknown_parameters
+from mvsim_ros.ros.publishing.map_publisher import MapPublisher
+from mvsim_ros.ros.node.signals import StopSignals
+from mvsim_ros.ros.node.status import StatusLine
+from mvsim_ros.ros.node.session import SimSession
+from mvsim_ros.ros.services.simulation_services import SimulationServices
+from mvsim_ros.runtime.step_queue import StepQueue
+from mvsim_ros.ros.topics import ros_safe_names, vehicle_prefix
+from mvsim_ros.core.schedule import steps_until
+from mvsim_ros.world import WorldFileError, load_world
+
+#: At most this much simulated time [s] is caught up in one timer tick; beyond it, the node slips behind
+#: real time instead of freezing (printed in the status line as a lower real-time factor).
+MAX_CATCH_UP_S = 0.25
+#: At realtime_factor 0, a timer tick steps for this long [s of wall time] (or the timer's period if longer):
+#: each return to the executor costs ~0.4 ms, and commands and service calls still get served 20 times a second.
+FULL_SPEED_TICK_S = 0.05
+#: At realtime_factor 0, at most this many steps run between two looks at the wall clock (when nothing is due
+#: sooner), so a timer tick ends near its deadline.
+MAX_BATCH_STEPS = 1000
+
+
+class MvsimNode(LeanEventsNode):
+    """ROS 2 node around a Simulation.
+
+    Parameters: the table in ros/parameters.py (world_file, realtime_factor, publication rates, ...), checked at
+    start. Topics: see SimPublishers, CommandSubscriptions, the sensor publishers, MapPublisher, ObjectMarkers;
+    services `~/clear_logs`, `~/new_log_session` (LogServices) and the standard simulation services and action
+    under `~/` (SimulationServices: pause, step, reset, entity states, spawn, delete). Any failure while starting
+    destroys the half-built node and raises (main() turns it into one line and exit status 2).
+
+    stop: the process's stop signals (see ros/signals.py). While starting, the node lets a signal interrupt the
+    world load, and checks for one between the other phases (raising Interrupted); it puts `stop` on hold
+    (signals only recorded, never raised) as the last step of its start-up, and the simulation loop ends a timer
+    tick early, between two steps, once `stop.requested` is set. Without one (e.g. in a test), nothing stops it
+    but its owner.
+    """
+
+    def __init__(self, stop: StopSignals | None = None, **kwargs):
+        self.ground_truth: GroundTruthFiles | None = None
+        #: Publishers and subscriptions of a replaced session, for the next one to take over.
+        self.entity_reuse: EntityReuse | None = None
+        super().__init__("mvsim", **kwargs)
+        self.entity_reuse = EntityReuse(self)
+        self.logs: LogServices | None = None
+        #: The browser viewer (None when headless).
+        self.viewer = None  # a NodeViewer
+        #: Run state: playing (the timer steps with the wall clock), paused (only queued steps run), stopped
+        #: (paused at the start, after a reset).
+        self.paused = False
+        self.stopped = False
+        #: Steps asked for while paused (StepSimulation, SimulateSteps), run by the timer.
+        self.step_queue = StepQueue()
+        self.status: StatusLine | None = None
+        self._stop = stop if stop is not None else StopSignals()
+        try:
+            self._start()
+        except BaseException:
+            # A half-built node must not linger: rclpy's context would destroy it again at shutdown. The clean-up
+            # is not to be cut short by a signal in turn.
+            self._stop.hold()
+            self.destroy_node()
+            raise
+        self._stop.hold()  # started: from here on a signal is a request that the timer loop answers
+
+    def _start(self) -> None:
+        p = declare_and_read(self)
+        warn_unknown_parameters(self)
+        with self._stop.interruptible():  # a slow world load ends at once on a signal
+            spec = load_world(resolve_world_file(p["world_file"]), random_seed=p["random_seed"],
+                              allow_shell=p["allow_shell_in_world"], limits=load_limits(p))
+        spec, renamed = ros_safe_names(spec, p["force_publish_vehicle_namespace"])
+        self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
+        self._stop.check()
+        for warning in spec.warnings + renamed + self.sim.warnings:
+            self.get_logger().warning(warning)
+        if not box2d_native.AVAILABLE:
+            self.get_logger().warning(f"stepping without compiled batches (slower): {box2d_native.UNAVAILABLE_REASON}")
+        self.realtime_factor = p["realtime_factor"]
+        count, forced = len(self.sim.vehicle_names), p["force_publish_vehicle_namespace"]
+        prefixes = [vehicle_prefix(name, count, forced) for name in self.sim.vehicle_names]
+        with self._stop.interruptible():  # the scene's remote models may still be downloading
+            self.session = SimSession(self, self.sim, p, prefixes, check=self._stop.check)
+        self.map_publisher = MapPublisher(self, spec.occupancy_grids)  # after the session set the stamps' clock
+        for warning in self.session.warnings:
+            self.get_logger().warning(warning)
+        self._stop.check()
+        self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
+        #: The world's <save_ground_truth_trajectory> files (None when it asks for none).
+        self.ground_truth = GroundTruthFiles.for_world(self.sim)
+        if self.ground_truth is not None:
+            names = ", ".join(str(f) for f in self.ground_truth.file_names.values())
+            self.get_logger().info(f"ground-truth trajectories every {self.ground_truth.period_s:g} s to {names}")
+        self._params, self._start_spec, self._start_prefixes = p, spec, list(prefixes)
+        self.simulation_services = SimulationServices(self)
+        if not p["headless"]:
+            from mvsim_ros.ros.node.node_viewer import NodeViewer  # aiohttp is needed only with the viewer
+
+            self.viewer = NodeViewer(self, p["viewer_host"], p["viewer_port"], p["viewer_rate"])
+
+        self._period = 1.0 / max(1.0, p["simul_rate"])
+        self._wall_anchor = time.monotonic()
+        self._sim_anchor = self.sim.time
+        self.status = StatusLine(self.sim, p["status_period"])
+        wall_clock = Clock(clock_type=ClockType.STEADY_TIME)
+        self._timer = self.create_timer(self._period, self._tick, clock=wall_clock)
+
+        names = ", ".join(self.sim.vehicle_names)
+        self.get_logger().info(
+            f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
+            f"realtime_factor={self.realtime_factor:g}"
+        )
+        streams = self.session.streams
+        if streams is not None:
+            scans = f" and {len(streams.scans.lidars)} lidar(s)" if streams.scans and streams.scans.lidars else ""
+            self.get_logger().info(f"/clock, odometry, ground truth, odom->base_link TF{scans} are published from "
+                                   "the compiled steps")
+        if self.viewer is not None:
+            self.get_logger().info(f"viewer: open {self.viewer.url} in a browser (W/A/S/D or arrows drive the "
+                                   "selected vehicle, space stops)")
+        if self.session.prefixes:
+            remap = f"--ros-args -r cmd_vel:=/{self.session.prefixes[0]}cmd_vel"
+            self.get_logger().info(f"drive it: mvsim_teleop {remap} (or, with a ROS 2 install: "
+                                   f"ros2 run teleop_twist_keyboard teleop_twist_keyboard {remap})")
+
+    def create_publisher(self, msg_type, topic, qos_profile, **kwargs):
+        """rclpy's create_publisher, handing over a parked publisher of a replaced session when one matches."""
+        reuse = self.entity_reuse
+        if reuse is not None and not kwargs:
+            parked = reuse.take_publisher(msg_type, topic, qos_profile)
+            if parked is not None:
+                return parked
+        return super().create_publisher(msg_type, topic, qos_profile, **kwargs)
+
+    def create_subscription(self, msg_type, topic, callback, qos_profile, **kwargs):
+        """rclpy's create_subscription, handing over a parked subscription (now calling `callback`) when one
+        matches."""
+        reuse = self.entity_reuse
+        if reuse is not None and not kwargs:
+            parked = reuse.take_subscription(msg_type, topic, qos_profile, callback)
+            if parked is not None:
+                return parked
+        return super().create_subscription(msg_type, topic, callback, qos_profile, **kwargs)
+
+    def _tick(self) -> None:
+        """Advance the simulation to where the wall clock says it should be (or for most of a period if rtf = 0).
+
+        The steps run in batches straight up to the next instant something is due (a publisher, a sensor, the CSV
+        log: `_advance`); only then does Python serve what is due."""
+        start = time.monotonic()
+        sim, dt = self.sim, self.sim.dt
+        if self.paused:  # only steps asked for, as fast as they go, a tick's worth of wall time at a time
+            ran = self.step_queue.run(self._step, start + 0.9 * self._period, stop=lambda: self._stop.requested)
+            if ran and self.session is not None:  # the clock reads where the steps stopped, off its grid too
+                self.session.publish_clock()
+        elif self.realtime_factor > 0.0:
+            target = self._sim_anchor + (start - self._wall_anchor) * self.realtime_factor
+            if target - sim.time > MAX_CATCH_UP_S:  # too far behind: drop the backlog, keep going from here
+                self._wall_anchor, self._sim_anchor = start, sim.time
+                target = sim.time + dt
+            # Steps while sim.time + dt/2 <= target, as one step at a time would run them.
+            remaining = math.floor((target - sim.time) / dt + 0.5)
+            while remaining > 0 and not self._stop.requested:
+                remaining -= self._advance(remaining)
+        else:  # the timer is due again at once; the executor serves what came in between (commands, services)
+            deadline = start + max(self._period, FULL_SPEED_TICK_S)
+            while time.monotonic() < deadline and not self._stop.requested:
+                self._advance(MAX_BATCH_STEPS)
+        self.status.update()
+        if self.viewer is not None:
+            self.viewer.service()
+
+    def _advance(self, at_most: int) -> int:
+        """Run up to `at_most` steps, stopping at the first step after which something is due, and serve it
+        (log row, publishers, sensors). Returns the number of steps run (>= 1)."""
+        sim, session = self.sim, self.session
+        due = self.logs.next_due if self.logs is not None else math.inf
+        if self.ground_truth is not None:
+            due = min(due, self.ground_truth.next_due)
+        if session is not None:
+            due = min(due, session.next_due())
+        first = sim.steps
+        count = min(at_most, steps_until(due, first, sim.dt))
+        if session is not None:
+            session.advance(count)  # /clock and odometry may go out from inside the compiled steps
+        else:
+            sim.step_many(count)
+        self._serve_due()
+        return sim.steps - first
+
+    def _step(self) -> None:
+        self.sim.step()
+        self._serve_due()
+
+    def _serve_due(self) -> None:
+        self.logs.record()
+        if self.ground_truth is not None:
+            self._record_ground_truth()
+        if self.session is not None:  # None only while a failed rebuild is being undone
+            self.session.publish_due()
+
+    def _record_ground_truth(self) -> None:
+        """A row per vehicle when due; a write error stops these files (one error line), not the simulation."""
+        try:
+            self.ground_truth.record()
+        except OSError as exc:
+            self.get_logger().error(f"ground-truth trajectory files stopped: {exc.strerror or exc}: "
+                                    f"'{exc.filename or self.ground_truth.base}'")
+            self.ground_truth.close()
+            self.ground_truth = None
+
+    # -- run state and simulation swaps (called by the simulation services) ------------------------------------
+    def play(self) -> None:
+        """Run with the wall clock again, from the current simulated time (no catch-up of the paused time)."""
+        self.step_queue.abort_all("the simulation was played")
+        self.paused = self.stopped = False
+        self._rebase_clock()
+        self._restart_status()
+
+    def pause(self) -> None:
+        """Stop stepping with the wall clock (queued steps still run); /clock stops with the simulation, at the
+        time it paused."""
+        self.paused = True
+        self._restart_status()
+        if self.session is not None:
+            self.session.publish_clock()
+
+    def stop_simulation(self) -> None:
+        """Reset to the start and stay paused there (the standard's STOPPED)."""
+        self.step_queue.abort_all("the simulation was stopped")
+        self.reset_to_start()
+        self.paused = self.stopped = True
+        self._restart_status()
+
+    def quit(self) -> None:
+        """End the node's spin loop after this callback: the process exits normally (status 0)."""
+        self.step_queue.abort_all("the simulator is quitting")
+        self.paused = True
+        self._stop.requested = True
+        if self._stop.wake is not None:
+            self._stop.wake()
+
+    def reset_to_start(self) -> None:
+        """A new Simulation of the world as loaded (spawned entities gone, deleted ones back, time 0), with the
+        vehicles' topic prefixes of the start."""
+        self.step_queue.abort_all("the simulation was reset")
+        sim = Simulation(self._start_spec, command_timeout=self._params["base_watchdog_timeout"])
+        self.replace_simulation(sim, self._start_prefixes)
+
+    def replace_simulation(self, sim: Simulation, prefixes: list[str]) -> None:
+        """Make `sim` the node's simulation: the old session's publishers, subscriptions and timers go, a new
+        session is built on `sim` with these vehicle topic prefixes, the status line and the CSV logs follow it
+        (logging on: a new log session directory), and the real-time anchors restart from its time."""
+        if self.session is not None:
+            self.session.destroy(park=self.entity_reuse)  # its publishers and subscriptions wait to be taken over
+            self.session = None  # until the new one is built
+        self.sim = sim
+        try:
+            self.session = SimSession(self, sim, self._params, prefixes)  # a failed build takes its entities along
+        finally:
+            self.entity_reuse.release()  # the topics of the entity that went
+        for warning in self.session.warnings:
+            self.get_logger().warning(warning)
+        self.status.sim = sim
+        self._restart_status()
+        if self.logs is not None:
+            self.logs.follow(sim)
+        if self.ground_truth is not None:
+            self.ground_truth.follow(sim)
+        self._rebase_clock()
+
+    @property
+    def start_spec(self):
+        """The world as loaded (after ROS-safe renaming): what a full reset goes back to."""
+        return self._start_spec
+
+    def _restart_status(self) -> None:
+        """The status line's real-time factor starts a new window now (after a reset, swap, pause or resume)."""
+        if self.status is not None:
+            self.status.restart("paused" if self.paused else "")
+
+    def _rebase_clock(self) -> None:
+        self._wall_anchor, self._sim_anchor = time.monotonic(), self.sim.time
+
+    def destroy_node(self) -> None:
+        """Write and close the CSV logs (if logging started), then destroy the node (once)."""
+        if self.logs is not None:
+            self.logs.close()
+            self.logs = None
+        if self.ground_truth is not None:
+            self.ground_truth.close()
+            self.ground_truth = None
+        if self.viewer is not None:
+            self.viewer.stop()
+            self.viewer = None
+        services = getattr(self, "simulation_services", None)
+        if services is not None:
+            self.step_queue.abort_all("the node is shutting down")
+            services.action.destroy()
+            self.simulation_services = None
+        if self.entity_reuse is not None:
+            self.entity_reuse.close()
+            self.entity_reuse = None
+        super().destroy_node()
+
+
+def resolve_world_file(path: str) -> str:
+    """The world file a `world_file` parameter names: an absolute or existing relative path as given, else the same
+    relative path in the package's share directory. WorldFileError (one line) when neither exists or it is a
+    directory."""
+    candidates = [path]
+    if not os.path.isabs(path) and not os.path.exists(path):
+        share = _package_share_directory()
+        if share is not None:
+            candidates.append(os.path.join(share, path))
+    for candidate in candidates:
+        if os.path.isdir(candidate):
+            raise WorldFileError("is a directory, not a world file", file=candidate)
+        if os.path.exists(candidate):
+            return candidate
+    looked = " or ".join(os.path.abspath(c) for c in candidates)
+    raise WorldFileError(f"world file not found (looked for {looked})", file=path)
+
+
+def _package_share_directory() -> str | None:
+    """This package's share directory from the ament index, or None without an index (e.g. a plain venv)."""
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return get_package_share_directory("mvsim_ros")
+    except (ImportError, LookupError, ValueError, OSError):  # no index (AMENT_PREFIX_PATH unset) or not installed
+        return None

@@ -1,0 +1,308 @@
+"""Rendered cameras as sensor_msgs/Image + CameraInfo, each at its own period of simulated time.
+
+Names follow MVSim's node, so that rviz configurations made for MVSim work unchanged:
+`camera` <name>: `<veh>/<name>/image_raw` (rgb8) and `<veh>/<name>/camera_info`, frame `<name>`.
+`rgbd_camera` <name>: `<veh>/<name>_rgb/image_raw` (rgb8) + `<veh>/<name>_rgb/camera_info`, frame `<name>_rgb`;
+`<veh>/<name>_depth/image_raw` + `<veh>/<name>_depth/camera_info`, frame `<name>_depth`; sensor_msgs/PointCloud2
+`<veh>/<name>_points`, frame `<name>_points` (x, y, z float32 in that frame; with publish_ros_colored_pointcloud,
+also rgb packed as float32 as depth_image_proc does, from the pixel of the RGB image each point projects to; only
+pixels with a depth reading). The depth
+image is 16UC1 by default (REP 118: millimetres along the optical axis, 0 = no reading, readings beyond
+65.535 m saturate at 65535), or 32FC1 (metres, +inf = nothing in range) with `depth_encoding`.
+Every camera frame (`<name>`, `<name>_rgb`, `<name>_depth`, `<name>_points`) is an optical frame (z forward, x
+right, y down; an rgbd_camera's `_depth` and `_points` frames coincide, and `_rgb` with them unless its
+relativePoseIntensityWRTDepth moves the RGB camera), fixed to base_link on the vehicle's tf_static. MVSim gives the
+depth and points frames the sensor body's axes (x forward) instead; here the points are expressed in the optical
+frame their TF names, which is what depth_image_proc would produce from the depth image. An rgbd_camera with
+publish_ros_depth_image false publishes no depth image (its points still).
+`lidar3d`: sensor_msgs/PointCloud2 on `<veh>/<name>_points` (fields x, y, z, intensity float32 (grey level of the
+scene with generate_intensity, else 1), ring uint16; only
+beams with a return; frame `<name>_points` as in MVSim, the sensor's own axes: x forward, z up).
+World-level cameras and 3D lidars publish the same streams without the `<veh>/` prefix, their frames fixed to
+map; they see every vehicle. The GL scene is built here; when no OpenGL context can be made the node warns and
+runs without cameras.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from geometry_msgs.msg import TransformStamped
+from rclpy.node import Node
+from sensor_msgs.msg import CameraInfo, Image, PointCloud2, PointField
+
+from mvsim_ros.physics import Simulation
+from mvsim_ros.ros.publishing.conversions import pose3_transform, sim_time_msg
+from mvsim_ros.ros.qos import reliable
+from mvsim_ros.ros.topics import vehicle_frame
+from mvsim_ros.sensors.camera import Camera, Intrinsics
+from mvsim_ros.sensors.gl_context import GlUnavailable
+from mvsim_ros.sensors.lidar3d import Lidar3D
+from mvsim_ros.sensors.scene import Scene
+from mvsim_ros.sensors.suite import host_frame, host_pose3, topic_prefix
+from mvsim_ros.world.specs import WorldSpec
+from mvsim_ros.core.schedule import Periodic
+
+
+def camera_info(intrinsics: Intrinsics, frame: str) -> CameraInfo:
+    """CameraInfo of an ideal pinhole (no distortion) with its K, P and R."""
+    msg = CameraInfo()
+    msg.header.frame_id = frame
+    msg.width, msg.height = intrinsics.ncols, intrinsics.nrows
+    msg.distortion_model = "plumb_bob"
+    msg.d = [0.0] * 5
+    k = intrinsics.k()
+    msg.k = [float(v) for v in k.ravel()]
+    msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    msg.p = [float(k[0, 0]), 0.0, float(k[0, 2]), 0.0, 0.0, float(k[1, 1]), float(k[1, 2]), 0.0, 0.0, 0.0, 1.0, 0.0]
+    return msg
+
+
+#: PointCloud2 layout of 3D lidar points: x, y, z, intensity (float32), ring (uint16), 2 bytes of padding.
+POINT_DTYPE = np.dtype({"names": ["x", "y", "z", "intensity", "ring"],
+                        "formats": ["<f4", "<f4", "<f4", "<f4", "<u2"],
+                        "offsets": [0, 4, 8, 12, 16], "itemsize": 20})
+POINT_FIELDS = [PointField(name="x", offset=0, datatype=PointField.FLOAT32, count=1),
+                PointField(name="y", offset=4, datatype=PointField.FLOAT32, count=1),
+                PointField(name="z", offset=8, datatype=PointField.FLOAT32, count=1),
+                PointField(name="intensity", offset=12, datatype=PointField.FLOAT32, count=1),
+                PointField(name="ring", offset=16, datatype=PointField.UINT16, count=1)]
+
+
+#: PointCloud2 layout of an RGB-D camera's points: x, y, z, rgb (float32 holding 0x00RRGGBB, as depth_image_proc).
+RGBD_POINT_DTYPE = np.dtype({"names": ["x", "y", "z", "rgb"], "formats": ["<f4", "<f4", "<f4", "<u4"],
+                             "offsets": [0, 4, 8, 12], "itemsize": 16})
+RGBD_POINT_FIELDS = [PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+                     for i, n in enumerate(("x", "y", "z", "rgb"))]
+#: PointCloud2 layout of an RGB-D camera's points without colour (MVSim's default): x, y, z (float32).
+XYZ_POINT_DTYPE = np.dtype({"names": ["x", "y", "z"], "formats": ["<f4", "<f4", "<f4"], "offsets": [0, 4, 8],
+                            "itemsize": 12})
+XYZ_POINT_FIELDS = RGBD_POINT_FIELDS[:3]
+
+
+def depth_points(depth: np.ndarray, intrinsics: Intrinsics, rgb: np.ndarray | None = None,
+                 rgb_intrinsics: Intrinsics | None = None, rgb_from_depth: np.ndarray | None = None) -> np.ndarray:
+    """Points (RGBD_POINT_DTYPE) of the pixels of a depth image with a finite depth, row by row: pixel (u, v) at
+    depth d is ((u - cx) d / fx, (v - cy) d / fy, d). The colour is the RGB pixel the point projects to (black
+    where it falls outside or behind it); rgb_from_depth: the 4x4 pose of the depth optical frame in the RGB
+    one, None when they coincide."""
+    rows, cols = depth.shape
+    v, u = np.nonzero(np.isfinite(depth))
+    d = depth[v, u].astype(np.float64)
+    out = np.zeros(len(d), dtype=RGBD_POINT_DTYPE)
+    x = (u - intrinsics.cx) * d / intrinsics.fx
+    y = (v - intrinsics.cy) * d / intrinsics.fy
+    out["x"], out["y"], out["z"] = x, y, d
+    if rgb is not None:
+        ri = rgb_intrinsics or intrinsics
+        px, py, pz = x, y, d
+        if rgb_from_depth is not None:
+            m = rgb_from_depth
+            px, py, pz = (m[r, 0] * x + m[r, 1] * y + m[r, 2] * d + m[r, 3] for r in range(3))
+        if ri == intrinsics and rgb.shape[:2] == depth.shape and rgb_from_depth is None:
+            cu, cv = u, v
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cu = np.rint(np.where(pz > 0, ri.fx * px / pz + ri.cx, -1)).astype(int)
+                cv = np.rint(np.where(pz > 0, ri.fy * py / pz + ri.cy, -1)).astype(int)
+        inside = (cu >= 0) & (cu < rgb.shape[1]) & (cv >= 0) & (cv < rgb.shape[0])
+        c = rgb[cv[inside], cu[inside]].astype(np.uint32)
+        packed = np.zeros(len(d), dtype=np.uint32)
+        packed[inside] = (c[:, 0] << 16) | (c[:, 1] << 8) | c[:, 2]
+        out["rgb"] = packed
+    return out
+
+
+#: Depth encodings of `depth_encoding`: REP 118's millimetres as uint16, or metres as float32.
+DEPTH_ENCODINGS = ("16UC1", "32FC1")
+#: Largest depth a 16UC1 image holds [mm].
+MAX_DEPTH_MM = 65535
+
+
+def depth_image_data(depth: np.ndarray, encoding: str) -> tuple[bytes, int]:
+    """(little-endian pixel bytes, bytes per pixel) of a depth image in metres (float32, +inf: no reading) for
+    `encoding`: '32FC1' as it is; '16UC1' rounded to millimetres, 0 where there is no finite positive reading,
+    saturated at MAX_DEPTH_MM beyond 65.535 m."""
+    if encoding == "32FC1":
+        return depth.astype("<f4", copy=False).tobytes(), 4
+    if encoding != "16UC1":
+        raise ValueError(f"depth encoding must be one of {', '.join(DEPTH_ENCODINGS)}, got {encoding!r}")
+    mm = np.zeros(depth.shape, dtype="<u2")
+    valid = np.isfinite(depth) & (depth > 0)
+    mm[valid] = np.minimum(np.rint(depth[valid].astype(np.float64) * 1000.0), MAX_DEPTH_MM)
+    return mm.tobytes(), 2
+
+
+def cloud_message(cloud: np.ndarray, fields, stamp, frame_id: str) -> PointCloud2:
+    """An unorganised, dense, little-endian PointCloud2 of a structured numpy array whose dtype matches `fields`."""
+    msg = PointCloud2()
+    msg.header.stamp, msg.header.frame_id = stamp, frame_id
+    msg.height, msg.width = 1, len(cloud)
+    msg.fields = fields
+    msg.is_bigendian, msg.is_dense = False, True
+    msg.point_step, msg.row_step = cloud.dtype.itemsize, cloud.dtype.itemsize * len(cloud)
+    msg.data = cloud.tobytes()
+    return msg
+
+
+def depth_cloud(cam: Camera, depth: np.ndarray, rgb: np.ndarray | None, stamp,
+                frame_id: str | None = None) -> PointCloud2:
+    """The finite-depth pixels of one RGB-D frame as an unorganised PointCloud2 in the optical frame `frame_id`
+    (by default the camera's `<name>_points`): x, y, z, and rgb when the camera has publish_ros_colored_pointcloud
+    (and senses RGB)."""
+    frame = frame_id if frame_id is not None else camera_frames(cam)["points"]
+    if cam.colored_points and rgb is not None:
+        return cloud_message(depth_points(depth, cam.depth, rgb, cam.rgb, cam.rgb_from_depth), RGBD_POINT_FIELDS,
+                             stamp, frame)
+    points = depth_points(depth, cam.depth)
+    xyz = np.empty(len(points), dtype=XYZ_POINT_DTYPE)
+    for name in ("x", "y", "z"):
+        xyz[name] = points[name]
+    return cloud_message(xyz, XYZ_POINT_FIELDS, stamp, frame)
+
+
+def camera_frames(cam: Camera) -> dict[str, str]:
+    """Frame ids (before any TF-tree prefix) of a camera's streams, by kind ('rgb', 'depth', 'points'): MVSim's
+    `<name>_rgb`, `<name>_depth`, `<name>_points` for an rgbd_camera, `<name>` for a plain camera's image."""
+    name = cam.spec.name
+    if cam.kind != "rgbd_camera":
+        return {"rgb": name}
+    return {"rgb": name + "_rgb", "depth": name + "_depth", "points": name + "_points"}
+
+
+def camera_topics(cam: Camera) -> dict[str, str]:
+    """Topic names (relative to the host's prefix) of a camera's streams by kind: 'rgb', 'rgb_info', 'depth',
+    'depth_info', 'points' (MVSim's names)."""
+    name = cam.spec.name
+    if cam.kind != "rgbd_camera":
+        return {"rgb": name + "/image_raw", "rgb_info": name + "/camera_info"}
+    return {"rgb": name + "_rgb/image_raw", "rgb_info": name + "_rgb/camera_info",
+            "depth": name + "_depth/image_raw", "depth_info": name + "_depth/camera_info", "points": name + "_points"}
+
+
+def lidar_frame(lidar: Lidar3D) -> str:
+    """Frame id (before any TF-tree prefix) of a 3D lidar's points: MVSim's `<name>_points`."""
+    return lidar.spec.name + "_points"
+
+
+def point_cloud(lidar: Lidar3D, ranges: np.ndarray, stamp) -> PointCloud2:
+    """The returns of one 3D lidar scan as an unorganised PointCloud2 in the sensor frame (lidar_frame)."""
+    xyz, rings = lidar.points(ranges)
+    cloud = np.zeros(len(xyz), dtype=POINT_DTYPE)
+    cloud["x"], cloud["y"], cloud["z"] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
+    cloud["intensity"], cloud["ring"] = lidar.intensities(ranges), rings
+    return cloud_message(cloud, POINT_FIELDS, stamp, lidar_frame(lidar))
+
+
+@dataclass
+class _CameraOutputs:
+    """The publishers of one camera and its prebuilt CameraInfo messages; entries absent when not sensed."""
+
+    images: dict  # kind ('rgb', 'depth') -> (image publisher, info publisher, CameraInfo, frame id)
+    points: object | None  # PointCloud2 publisher of an rgbd_camera with depth
+    points_frame: str = ""
+
+
+class ImagePublisher:
+    """Renders the cameras and 3D lidars when due and publishes them (reliable, keep-last).
+
+    depth_encoding: '16UC1' (millimetres, MVSim's and REP 118's) or '32FC1' (metres) for depth images.
+    """
+
+    def __init__(self, node: Node, sim: Simulation, world: WorldSpec, cameras: list[Camera], prefixes: list[str],
+                 base_frame: str = "base_link", lidars3d: list[Lidar3D] | None = None, scene: Scene | None = None,
+                 world_frame: str = "map", depth_encoding: str = "16UC1"):
+        if depth_encoding not in DEPTH_ENCODINGS:
+            raise ValueError(f"depth encoding must be one of {', '.join(DEPTH_ENCODINGS)}, got {depth_encoding!r}")
+        self.sim = sim
+        self.base_frame = base_frame
+        self.world_frame = world_frame
+        self.depth_encoding = depth_encoding
+        self.scene = scene
+        self.cameras: list[Camera] = []
+        self.lidars3d: list[Lidar3D] = []
+        lidars3d = list(lidars3d or [])
+        if cameras or lidars3d:
+            try:
+                if self.scene is None:
+                    self.scene = Scene(world, warn=node.get_logger().warning)
+                self.cameras, self.lidars3d = list(cameras), lidars3d
+            except GlUnavailable as exc:
+                node.get_logger().warning(
+                    f"{len(cameras)} camera(s) and {len(lidars3d)} 3D lidar(s) not simulated: {exc}")
+        self._clouds = [node.create_publisher(PointCloud2,
+                                              topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name + "_points",
+                                              reliable(2)) for lidar in self.lidars3d]
+        self._outputs = [self._camera_outputs(node, cam, topic_prefix(prefixes, cam.vehicle))
+                         for cam in self.cameras]
+
+    @staticmethod
+    def _camera_outputs(node: Node, cam: Camera, prefix: str) -> _CameraOutputs:
+        topics = camera_topics(cam)
+        frames = {kind: vehicle_frame(cam.vehicle, frame) for kind, frame in camera_frames(cam).items()}
+        images = {}
+        for kind, intrinsics in (("rgb", cam.rgb), ("depth", cam.depth if cam.publish_depth_image else None)):
+            if intrinsics is not None:
+                images[kind] = (node.create_publisher(Image, prefix + topics[kind], reliable(2)),
+                                node.create_publisher(CameraInfo, prefix + topics[kind + "_info"], reliable()),
+                                camera_info(intrinsics, frames[kind]), frames[kind])
+        points = (node.create_publisher(PointCloud2, prefix + topics["points"], reliable(2))
+                  if cam.depth is not None else None)
+        return _CameraOutputs(images, points, frames.get("points", ""))
+
+    def static_transforms(self) -> dict[int, list[TransformStamped]]:
+        """base_link -> every optical frame of every camera (camera_frames) and the frame of every 3D lidar,
+        by vehicle index; map -> those frames of the world ones, under suite.WORLD_HOST. Frame ids are plain: the
+        publisher of tf_static names them as the TF layout says."""
+        stamp = sim_time_msg(0.0)
+        out: dict[int, list[TransformStamped]] = {}
+        for cam in self.cameras:
+            parent = host_frame(cam.vehicle, self.base_frame, self.world_frame)
+            for kind, frame in camera_frames(cam).items():
+                pose = cam.rgb_optical_pose if kind == "rgb" else cam.optical_pose
+                out.setdefault(cam.vehicle, []).append(pose3_transform(stamp, parent, frame, pose))
+        for lidar in self.lidars3d:
+            out.setdefault(lidar.vehicle, []).append(
+                pose3_transform(stamp, host_frame(lidar.vehicle, self.base_frame, self.world_frame),
+                                lidar_frame(lidar), lidar.spec.pose))
+        return out
+
+    def schedules(self) -> list[Periodic]:
+        """The cameras' and 3D lidars' sample schedules, which `publish_due` serves."""
+        return [sensor.schedule for sensor in [*self.cameras, *self.lidars3d]]
+
+    def publish_due(self) -> None:
+        """Render and publish with every camera whose period has come."""
+        now = self.sim.time
+        due = [(cam, out) for cam, out in zip(self.cameras, self._outputs) if cam.due(now)]
+        lidars = [(lidar, pub) for lidar, pub in zip(self.lidars3d, self._clouds) if lidar.due(now)]
+        if not due and not lidars:
+            return
+        self.scene.update(self.sim)
+        stamp = sim_time_msg(now)
+        for lidar, pub in lidars:
+            cloud = point_cloud(lidar, lidar.scan(self.scene, host_pose3(self.sim, lidar.vehicle)), stamp)
+            cloud.header.frame_id = vehicle_frame(lidar.vehicle, cloud.header.frame_id)
+            pub.publish(cloud)
+        for cam, out in due:
+            frame = cam.capture(self.scene, host_pose3(self.sim, cam.vehicle))
+            if out.points is not None:
+                out.points.publish(depth_cloud(cam, frame.depth, frame.rgb, stamp, out.points_frame))
+            for kind, (image_pub, info_pub, info, frame_id) in out.images.items():
+                msg = Image()
+                msg.header.stamp, msg.header.frame_id = stamp, frame_id
+                if kind == "rgb":
+                    data, msg.encoding, pixel_bytes = frame.rgb.tobytes(), "rgb8", 3
+                    rows, cols = frame.rgb.shape[:2]
+                else:
+                    data, pixel_bytes = depth_image_data(frame.depth, self.depth_encoding)
+                    msg.encoding = self.depth_encoding
+                    rows, cols = frame.depth.shape
+                msg.height, msg.width = rows, cols
+                msg.is_bigendian = 0
+                msg.step = cols * pixel_bytes
+                msg.data = data
+                image_pub.publish(msg)
+                info.header.stamp = stamp
+                info_pub.publish(info)

@@ -1,0 +1,125 @@
+"""IMU (sensor_msgs/Imu) and GNSS (sensor_msgs/NavSatFix) readings on `<veh>/<sensor name>`, each at its own
+period of simulated time, with their frames (named after the sensors) fixed to base_link on tf_static.
+World-level IMUs and receivers publish on `<sensor name>` (no vehicle prefix), their frames fixed to map.
+An IMU's orientation is published with its covariance (orientation_std_noise squared on the diagonal) when it has
+measure_orientation; otherwise the message says it has none (orientation_covariance[0] = -1, identity quaternion).
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+from geometry_msgs.msg import TransformStamped
+from rclpy.node import Node
+from sensor_msgs.msg import Imu, NavSatFix, NavSatStatus
+
+from mvsim_ros.physics import Simulation
+from mvsim_ros.ros.publishing.batch_publisher import RowsPublisher
+from mvsim_ros.ros.publishing.conversions import pose3_transform, quaternion_msg, sec_nsec, sim_time_msg
+from mvsim_ros.core.rotations import matrix_quaternion
+from mvsim_ros.ros.qos import reliable
+from mvsim_ros.ros.publishing.serialized import SerializedBatch
+from mvsim_ros.ros.topics import vehicle_frame
+from mvsim_ros.sensors.gnss import Gnss
+from mvsim_ros.sensors.imu import Imu as ImuSensor, imu_readings
+from mvsim_ros.sensors.suite import host_frame, host_motion, host_pose3, topic_prefix
+from mvsim_ros.core.schedule import Periodic
+
+
+#: The fields of an Imu message a sample writes, in serialized order.
+IMU_FIELDS = ["header.stamp.sec", "header.stamp.nanosec", "orientation.x", "orientation.y", "orientation.z",
+              "orientation.w", "angular_velocity.x", "angular_velocity.y", "angular_velocity.z",
+              "linear_acceleration.x", "linear_acceleration.y", "linear_acceleration.z"]
+
+
+class InertialPublisher:
+    """Samples the IMUs and GNSS receivers when due and publishes them."""
+
+    def __init__(self, node: Node, sim: Simulation, imus: list[ImuSensor], gnss: list[Gnss], prefixes: list[str],
+                 base_frame: str = "base_link", world_frame: str = "map"):
+        self.sim, self.imus, self.gnss, self.base_frame = sim, imus, gnss, base_frame
+        self.world_frame = world_frame
+        self._imu_pubs = [node.create_publisher(Imu, topic_prefix(prefixes, s.vehicle) + s.spec.name, reliable())
+                          for s in imus]
+        self._imu_offsets = np.array([[s.spec.pose.x, s.spec.pose.y] for s in imus], dtype=float).reshape(-1, 2)
+        self._imu_mounts = np.array([s.mount for s in imus], dtype=float).reshape(-1, 3, 3)
+        self._imu_templates = [self._imu_template(imu) for imu in imus]
+        #: IMU messages kept serialized and sent with one publish call per instant (None with publishers that
+        #: are not rclpy's: those get Imu messages).
+        self._imu_batches = None
+        if all(hasattr(pub, "handle") for pub in self._imu_pubs):
+            self._imu_batches = [SerializedBatch(msg, IMU_FIELDS, 1) for msg in self._imu_templates]
+            self._imu_rows = RowsPublisher(self._imu_pubs, [batch.store for batch in self._imu_batches])
+        self._gnss_pubs = [node.create_publisher(NavSatFix, topic_prefix(prefixes, s.vehicle) + s.spec.name,
+                                                 reliable())
+                           for s in gnss]
+
+    def static_transforms(self) -> dict[int, list[TransformStamped]]:
+        """base_link -> sensor frame of every IMU and GNSS receiver, by vehicle index; map -> sensor frame of the
+        world ones, under suite.WORLD_HOST."""
+        stamp = sim_time_msg(0.0)
+        out: dict[int, list[TransformStamped]] = {}
+        for sensor in [*self.imus, *self.gnss]:
+            out.setdefault(sensor.vehicle, []).append(
+                pose3_transform(stamp, host_frame(sensor.vehicle, self.base_frame, self.world_frame),
+                                sensor.spec.name, sensor.spec.pose))
+        return out
+
+    def _imu_template(self, imu: ImuSensor) -> Imu:
+        msg = Imu()
+        msg.header.frame_id = vehicle_frame(imu.vehicle, imu.spec.name)
+        msg.orientation.w = 1.0
+        if imu.measure_orientation:
+            msg.orientation_covariance[0::4] = [max(imu.orientation_noise ** 2, 1e-12)] * 3
+        else:  # no orientation estimate (sensor_msgs/Imu: element 0 of its covariance is -1)
+            msg.orientation_covariance[0] = -1.0
+        msg.angular_velocity_covariance[0::4] = [max(imu.gyro_noise ** 2, 1e-12)] * 3
+        msg.linear_acceleration_covariance[0::4] = [max(imu.accel_noise ** 2, 1e-12)] * 3
+        return msg
+
+    def _publish_imus(self, due: list[int], now: float) -> None:
+        """Sample the IMUs at indices `due` (their noise-free readings in one compiled call) and publish them."""
+        sim, imus = self.sim, [self.imus[i] for i in due]
+        motion = [host_motion(sim, imu.vehicle) for imu in imus]
+        gyro, accel, frames = imu_readings(np.array([host_pose3(sim, imu.vehicle) for imu in imus]),
+                                           np.array([m[1] for m in motion], dtype=float),
+                                           np.array([m[2] for m in motion], dtype=float), self._imu_offsets[due],
+                                           self._imu_mounts[due], imus[0].gravity)
+        sec, nsec = sec_nsec(now)
+        for j, (index, imu) in enumerate(zip(due, imus)):
+            reading = imu.finish(gyro[j], accel[j], frames[j])
+            w, x, y, z = matrix_quaternion(reading.orientation) if imu.measure_orientation else (1.0, 0.0, 0.0, 0.0)
+            row = [sec, nsec, x, y, z, w, *reading.angular_velocity, *reading.linear_acceleration]
+            if self._imu_batches is not None:
+                self._imu_batches[index].fill(np.array([row], dtype=float))
+                continue
+            msg = self._imu_templates[index]
+            msg.header.stamp = sim_time_msg(now)
+            msg.orientation = quaternion_msg((w, x, y, z))
+            msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = row[6:9]
+            msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = row[9:12]
+            self._imu_pubs[index].publish(msg)
+        if self._imu_batches is not None:
+            self._imu_rows.publish(due)
+
+    def schedules(self) -> list[Periodic]:
+        """The IMUs' and GNSS receivers' sample schedules, which `publish_due` serves."""
+        return [sensor.schedule for sensor in [*self.imus, *self.gnss]]
+
+    def publish_due(self) -> None:
+        """Sample and publish every sensor whose period has come."""
+        sim, now = self.sim, self.sim.time
+        due = [i for i, imu in enumerate(self.imus) if imu.due(now)]
+        if due:
+            self._publish_imus(due, now)
+        for gnss, pub in zip(self.gnss, self._gnss_pubs):
+            if gnss.due(now):
+                fix = gnss.read(host_pose3(sim, gnss.vehicle))
+                msg = NavSatFix()
+                msg.header.stamp, msg.header.frame_id = sim_time_msg(now), vehicle_frame(gnss.vehicle, gnss.spec.name)
+                msg.status.service = NavSatStatus.SERVICE_GPS
+                msg.status.status = NavSatStatus.STATUS_FIX if fix.has_fix else NavSatStatus.STATUS_NO_FIX
+                msg.latitude, msg.longitude, msg.altitude = fix.latitude, fix.longitude, fix.height
+                msg.position_covariance[0::4] = list(fix.variance_enu)
+                msg.position_covariance_type = NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
+                pub.publish(msg)

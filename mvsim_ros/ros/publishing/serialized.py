@@ -1,0 +1,134 @@
+"""Fast publishing: serialize a message once per vehicle, then rewrite only its numeric fields.
+
+Building a Python ROS message and converting it for the middleware costs ~10-20 us per message; rewriting the
+numbers of all vehicles' pre-serialized CDR copies at once (numpy) and publishing each copy's bytes (rclpy's
+serialized publish) costs ~2 us per message. Field offsets are found by serializing the template with a unique
+sentinel in every patched field, so they follow whatever layout the installed message type has (frame-id
+strings included).
+"""
+
+from __future__ import annotations
+
+import copy
+import struct
+from typing import Any
+
+import numpy as np
+from rclpy.serialization import serialize_message
+
+from mvsim_ros.core.jit import kernel
+
+#: struct codes by message field type.
+_CODES = {"float64": "d", "double": "d", "int32": "i", "uint32": "I"}
+_NUMPY_CODES = {"d": "f8", "i": "i4", "I": "u4"}
+#: Field kind numbers for write_fields, by struct code.
+FIELD_KINDS = {"i": 0, "I": 1, "d": 2}
+
+
+def _resolve(msg: Any, path: str) -> tuple[Any, str]:
+    """(parent object, attribute name) for a dotted path such as 'transforms.0.header.stamp.sec'."""
+    parts = path.split(".")
+    obj = msg
+    for part in parts[:-1]:
+        obj = obj[int(part)] if part.isdigit() else getattr(obj, part)
+    return obj, parts[-1]
+
+
+def _field_code(parent: Any, name: str) -> str:
+    types = type(parent).get_fields_and_field_types()
+    try:
+        return _CODES[types[name]]
+    except KeyError:
+        raise TypeError(f"field {name!r} of {type(parent).__name__} is {types.get(name)!r}; "
+                        f"only {', '.join(_CODES)} can be patched") from None
+
+
+def field_layout(template: Any, fields: list[str]) -> tuple[bytes, str, list[int], list[str]]:
+    """Serialize `template` and find where each listed numeric field lies in the CDR bytes.
+
+    Returns (serialized template, struct endianness '<' or '>', byte offset of each field, struct code of each).
+    The fields must be listed in their serialized order.
+    """
+    probe = copy.deepcopy(template)
+    codes = []
+    sentinels = []
+    for k, path in enumerate(fields):
+        parent, name = _resolve(probe, path)
+        code = _field_code(parent, name)
+        sentinel = 1234567.8901 + 0.0625 * (k + 1) if code == "d" else 0x3ADE0000 + k
+        setattr(parent, name, sentinel)
+        codes.append(code)
+        sentinels.append(sentinel)
+    data = serialize_message(probe)
+    endian = "<" if data[1] == 1 else ">"  # CDR encapsulation: 0x0001 little-endian, 0x0000 big-endian
+    offsets = []
+    for path, code, sentinel in zip(fields, codes, sentinels):
+        needle = struct.pack(endian + code, sentinel)
+        offset = data.find(needle)
+        if offset < 0 or data.find(needle, offset + 1) >= 0:
+            raise RuntimeError(f"could not locate field {path!r} in the serialized {type(template).__name__}")
+        offsets.append(offset)
+    if offsets != sorted(offsets):
+        raise ValueError(f"list the fields in their serialized order: {fields}")
+    return serialize_message(template), endian, offsets, codes
+
+
+class SerializedBatch:
+    """`count` serialized copies of a template message, one per row of a byte array; `fill` writes the listed
+    numeric fields of every copy at once (numpy), `row(i)` gives copy i's bytes for a serialized publish.
+
+    `fields` are dotted attribute paths (list elements by index), in their serialized order; fields next to each
+    other with the same type are written as one block.
+    """
+
+    def __init__(self, template: Any, fields: list[str], count: int):
+        data, endian, offsets, codes = field_layout(template, fields)
+        self.store = np.tile(np.frombuffer(data, dtype=np.uint8), (count, 1))
+        #: Byte offset of each field in a row, and its kind (FIELD_KINDS), for compiled writers (write_fields).
+        self.field_offsets = np.array(offsets, dtype=np.intp)
+        self.field_kinds = np.array([FIELD_KINDS[c] for c in codes], dtype=np.int64)
+        #: True when the bytes are little-endian (what write_fields writes).
+        self.little_endian = endian == "<"
+        self.rows = [self.store[i] for i in range(count)]
+        self._blocks = []  # (view of shape (count, n) over the field bytes, first column, n)
+        start = 0
+        for i in range(1, len(fields) + 1):
+            size = struct.calcsize(endian + codes[i - 1])
+            if i == len(fields) or codes[i] != codes[start] or offsets[i] != offsets[i - 1] + size:
+                dtype = np.dtype(endian + _NUMPY_CODES[codes[start]])
+                length = (i - start) * dtype.itemsize
+                view = self.store[:, offsets[start]:offsets[start] + length].view(dtype)
+                self._blocks.append((view, start, i - start))
+                start = i
+
+    def fill(self, values: np.ndarray) -> None:
+        """Write every field of every copy: values[row, k] is field k of copy `row` (integers exactly)."""
+        for view, first, n in self._blocks:
+            view[:] = values[:, first:first + n]
+
+    def row(self, index: int) -> bytes:
+        """The serialized bytes of copy `index`."""
+        return self.rows[index].tobytes()
+
+
+@kernel
+def write_fields(store, offsets, kinds, values):
+    """Compiled `SerializedBatch.fill` for little-endian batches: values[row, k] into field k of row `row` of `store`
+    (the batch's byte array), at byte offsets[k] as kinds[k] (FIELD_KINDS: int32, uint32, float64; integers
+    exactly)."""
+    number = np.empty(1, np.float64)
+    signed = np.empty(1, np.int32)
+    unsigned = np.empty(1, np.uint32)
+    number_bytes, signed_bytes, unsigned_bytes = number.view(np.uint8), signed.view(np.uint8), unsigned.view(np.uint8)
+    for row in range(store.shape[0]):
+        for k in range(offsets.size):
+            at = offsets[k]
+            if kinds[k] == 2:
+                number[0] = values[row, k]
+                store[row, at:at + 8] = number_bytes
+            elif kinds[k] == 0:
+                signed[0] = np.int32(values[row, k])
+                store[row, at:at + 4] = signed_bytes
+            else:
+                unsigned[0] = np.uint32(values[row, k])
+                store[row, at:at + 4] = unsigned_bytes

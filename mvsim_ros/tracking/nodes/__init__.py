@@ -1,0 +1,1 @@
+"""The tracking nodes (rclpy): trajectory tracker and the kinematic and dynamic car controllers."""

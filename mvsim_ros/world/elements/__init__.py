@@ -1,0 +1,1 @@
+"""World elements read into typed specs: vehicles, blocks, sensors, joints, options."""
