@@ -1,10 +1,10 @@
-"""Seed 002's system: the simulator with the seed's car, the trajectory tracker and a bicycle-model controller.
+"""Trajectory tracking: the simulator with the 1/10-scale racecar, the tracker and a bicycle-model controller.
 
     ros2 launch mvsim_ros tracking.launch.py [shape:=circle] [controller:=kinematic] [active:=true]
         [world_file:=...] [epsilon:=0.1] [ramp_time:=0.0] [odom_topic:=base_pose_ground_truth]
         [headless:=true] [realtime_factor:=1.0] [use_sim_time:=true] [params_file:=...]
 
-shape: line, parabola, circle, figure_eight or cycloid (the seed's 0..4 too); controller: kinematic (exact
+shape: line, parabola, circle, figure_eight or cycloid (or their codes 0..4); controller: kinematic (exact
 linearization of the kinematic bicycle) or dynamic (linear-tyre bicycle, its parameters read from the world's
 vehicle; the tracker then puts P along the velocity of the centre of gravity). The tracker and the controller read
 `odom_topic` (the simulator's ground truth by default: its `odom` is wheel odometry) and follow /clock. Shape
@@ -27,12 +27,12 @@ CONTROLLERS = {"kinematic": ("mvsim_car_kinematic_controller", "car_kinematic_co
                "dynamic": ("mvsim_car_dynamic_controller", "car_dynamic_controller")}
 
 ARGUMENTS = (
-    ("world_file", None, "MVSim world with one Ackermann vehicle on Pacejka tyres (default: the seed's car)"),
+    ("world_file", None, "MVSim world with one Ackermann vehicle on Pacejka tyres (default: the 1/10 racecar)"),
     ("shape", "circle", "reference shape: line, parabola, circle, figure_eight, cycloid (or 0..4)"),
     ("controller", "kinematic", "kinematic or dynamic bicycle-model controller"),
     ("active", "true", "start the trajectory at once (else: ros2 param set /trajectory_tracker active true)"),
     ("epsilon", "0.1", "[m] distance to the point P (the tracker's PL_distance and the controller's epsilon)"),
-    ("ramp_time", "0.0", "[s] start the reference smoothly over about this time (0: the seed's shapes)"),
+    ("ramp_time", "0.0", "[s] start the reference smoothly over about this time (0: start at full speed)"),
     ("odom_topic", "base_pose_ground_truth", "odometry the tracker and controller read"),
     ("params_file", None, "YAML parameters of the tracker and controllers"),
     ("headless", "true", "true: no viewer; false: serve the simulator's live 3D viewer"),

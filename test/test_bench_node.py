@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mvsim_ros.bench.node import ROWS, SPEED, BenchRow, lanes_world_xml, node_rtf, physics_rtf
+from mvsim_ros.bench.node import ROWS, SPEED, BenchRow, lanes_world_xml
+from mvsim_ros.bench.node_rtf import node_rtf, physics_rtf
 from mvsim_ros.world import load_world
 
 

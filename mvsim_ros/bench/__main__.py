@@ -1,7 +1,7 @@
-"""`python -m mvsim_ros.bench`: the benchmark command line (see mvsim_ros.bench.physics)."""
+"""`python -m mvsim_ros.bench`: the benchmark command line (mvsim_ros.bench.cli)."""
 
 import sys
 
-from mvsim_ros.bench.physics import main
+from mvsim_ros.bench.cli import main
 
 sys.exit(main())

@@ -16,10 +16,12 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from pathlib import Path
+
+from mvsim_ros.bench.node_process import start_node, stop_node
+from mvsim_ros.bench.paths import DEMO_WORLD
 
 #: The world the node runs: the demo world (two robots, a block class `box_small`).
-WORLD = Path(__file__).resolve().parent.parent / "worlds" / "demo_2robots.world.xml"
+WORLD = DEMO_WORLD
 #: Namespace of the node's simulation services.
 SERVICES = "/mvsim/"
 
@@ -42,8 +44,6 @@ def measure_edits(blocks: int = 1000, rounds: int = 20, startup_timeout: float =
     from rosgraph_msgs.msg import Clock
     from simulation_interfaces import srv
     from simulation_interfaces.msg import Result
-
-    from mvsim_ros.bench.node import start_node, stop_node
 
     proc = start_node(f"world_file:={WORLD}", "headless:=true", "status_period:=0.0")
     context = rclpy.Context()

@@ -1,33 +1,24 @@
-"""The node benchmark (`python -m mvsim_ros.bench --node`): the simulator node's real-time factor, read from /clock,
-on the worlds of `worlds/bench/`, beside the physics alone on the same world.
+"""The node benchmark's rows and their worlds (`worlds/bench/`, written by `write_worlds`; a test checks they match
+this module).
 
-Rows (issue 16's table, MVSim 1.2's benchmark set): 1 / 10 / 50 differential robots, 1 / 10 / 50 Ackermann cars,
-1 / 10 differential robots with a 181-ray 2D lidar at 20 Hz; dt = 5 ms; the vehicles drive straight ahead in
-parallel lanes. The node runs in its own process with `realtime_factor:=0` (as fast as it can), its default
-publishing and the command watchdog off; a probe process commands every vehicle (`cmd_vel`, once a second) and
-reads the latest `/clock` every 20 ms. After a warm-up the
-real-time factor is the simulated time /clock advanced over a span of wall time; the physics-only figure steps the
-same world in this process with the same commands and no ROS.
-
-`worlds/bench/` holds the generated worlds (`write_worlds`; a test checks they match this module).
+Rows (MVSim 1.2's benchmark set): 1 / 10 / 50 differential robots, 1 / 10 / 50 Ackermann cars, 1 / 10 differential
+robots with a 181-ray 2D lidar at 20 Hz; dt = 5 ms; the vehicles drive straight ahead in parallel lanes. The map
+row: one robot with two 70 m lidars driving a circle on a 400 x 400-cell occupancy grid of rooms. The cases that
+run them: node_rtf.py (the node's real-time factor) and sensors.py (the cost of one scan on such maps).
 """
 
 from __future__ import annotations
 
-import os
-import statistics
-import subprocess
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from mvsim_ros.bench.physics import CAR_CLASS, ROBOT_CLASS
+from mvsim_ros.bench.paths import WORLDS
+from mvsim_ros.bench.vehicles import CAR_CLASS, ROBOT_CLASS
 
 #: The folder of the benchmark worlds in the repository.
-WORLDS_DIR = Path(__file__).resolve().parents[1] / "worlds" / "bench"
+WORLDS_DIR = WORLDS / "bench"
 #: Forward speed commanded to every vehicle [m/s] (no turn).
 SPEED = {"differential": 0.5, "ackermann": 2.0}
 #: Lane spacing [m].
@@ -176,149 +167,5 @@ def write_map_world(row: BenchRow, folder: Path) -> Path:
     return path
 
 
-def physics_rtf(row: BenchRow, wall_seconds: float) -> float:
-    """Real-time factor of the physics alone (sensors measured when due) on the row's world, vehicles driving
-    straight, after a 0.5 s (simulated) warm-up: `step_many` straight up to the next lidar sample, which is then
-    scanned from Python (the node scans 2D lidars inside its compiled steps, ros/compiled_scans.py, so on
-    the lidar rows it can beat this figure)."""
-    from mvsim_ros.physics import Simulation
-    from mvsim_ros.core.schedule import DueTimes, steps_until
-    from mvsim_ros.sensors.suite import build_sensors
-    from mvsim_ros.world import load_world
-
-    world = load_world(row.world_file)
-    sim = Simulation(world)
-    lidars = build_sensors(world).lidars
-    for i in range(row.robots):
-        sim.set_twist(i, SPEED[row.kind], row.turn_radps)
-
-    def scan_due() -> None:
-        for lidar in lidars:
-            if lidar.due(sim.time):
-                lidar.scan(sim.box2d.world, sim.pose[lidar.vehicle])
-
-    due = DueTimes()
-    due.add(scan_due, [lidar.schedule for lidar in lidars])
-
-    def advance(at_most: int) -> None:
-        sim.step_many(min(at_most, steps_until(due.next_due(), sim.steps, sim.dt)))
-        due.serve_due(sim.time)
-
-    warmup = int(0.5 / sim.dt)
-    while sim.steps < warmup:
-        advance(warmup - sim.steps)
-    first, start = sim.steps, time.perf_counter()
-    while time.perf_counter() - start < wall_seconds:
-        advance(200)
-    return (sim.steps - first) * sim.dt / (time.perf_counter() - start)
-
-
-@dataclass
-class NodeRun:
-    """One node run: real-time factor from /clock, and how far r1 drove (ground truth) in that time [m]."""
-
-    rtf: float
-    r1_forward: float
-    r1_sideways: float
-
-
-def start_node(*params: str) -> subprocess.Popen:
-    """`mvsim_node` (its console script next to this Python, else the module) with `name:=value` parameters, its
-    output discarded."""
-    script = Path(sys.executable).parent / "mvsim_node"
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "mvsim_ros.ros.node.process"]
-    args = [arg for param in params for arg in ("-p", param)]
-    return subprocess.Popen(base + ["--ros-args", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def stop_node(proc: subprocess.Popen, timeout_s: float = 20.0) -> None:
-    """SIGTERM the node and wait for it; SIGKILL it after `timeout_s` [s]."""
-    proc.terminate()
-    try:
-        proc.wait(timeout_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_timeout: float = 90.0) -> NodeRun:
-    """Run the node on the row's world at realtime_factor 0 and measure it over `wall_seconds` of wall time."""
-    import rclpy
-    from geometry_msgs.msg import Twist
-    from nav_msgs.msg import Odometry
-    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-    from rosgraph_msgs.msg import Clock
-
-    # The watchdog is off: at hundreds of times real time its 1 s of simulated time is a few ms of wall time, and
-    # the probe would have to flood the node with commands to keep the vehicles going.
-    proc = start_node(f"world_file:={row.world_file}", "realtime_factor:=0.0", "base_watchdog_timeout:=0.0")
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node("mvsim_bench_probe", context=context)
-    executor = rclpy.executors.SingleThreadedExecutor(context=context)
-    executor.add_node(node)
-    try:
-        prefixes = row.vehicle_prefixes()
-        commands = [node.create_publisher(Twist, f"/{p}cmd_vel", 10) for p in prefixes]
-        drive = Twist()
-        drive.linear.x = SPEED[row.kind]
-        drive.angular.z = row.turn_radps
-        clock: list[tuple[float, float]] = []
-        truth: list[tuple[float, float]] = []
-        # Latest sample only, looked at every 20 ms: the probe must not spend a core in Python callbacks on the
-        # tens of thousands of /clock messages a second the node sends (its middleware still receives them all).
-        latest = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT)
-        node.create_subscription(Clock, "/clock", lambda m: clock.append(
-            (time.monotonic(), m.clock.sec + 1e-9 * m.clock.nanosec)), latest)
-        node.create_subscription(Odometry, f"/{prefixes[0]}base_pose_ground_truth", lambda m: truth.append(
-            (m.pose.pose.position.x, m.pose.pose.position.y)), latest)
-
-        def spin(seconds: float) -> None:
-            end, next_command = time.monotonic() + seconds, 0.0
-            while time.monotonic() < end:
-                if time.monotonic() >= next_command:  # repeated once a second: discovery may lose the first
-                    for pub in commands:
-                        pub.publish(drive)
-                    next_command = time.monotonic() + 1.0
-                for _ in range(3):  # the clock, the ground truth, a command's acknowledgement
-                    executor.spin_once(timeout_sec=0.0)
-                time.sleep(0.02)
-
-        deadline = time.monotonic() + startup_timeout
-        while not clock and time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError(f"the node exited with status {proc.returncode} on {row.world_file}")
-            spin(0.05)
-        if not clock:
-            raise RuntimeError(f"no /clock from the node within {startup_timeout:g} s on {row.world_file}")
-        spin(warmup_s)
-        wall0, sim0 = clock[-1]
-        start = truth[-1] if truth else (0.0, 0.0)
-        spin(wall_seconds)
-        wall1, sim1 = clock[-1]
-        end = truth[-1] if truth else start
-        return NodeRun((sim1 - sim0) / (wall1 - wall0), end[0] - start[0], end[1] - start[1])
-    finally:
-        node.destroy_node()
-        rclpy.shutdown(context=context)
-        stop_node(proc)
-
-
-def run_table(wall_seconds: float, repeat: int = 3, rows=ROWS, out=print) -> list[tuple[BenchRow, float, float]]:
-    """Print (through `out`) and return, per row: median node real-time factor over `repeat` runs (from /clock),
-    and the best physics-only one."""
-    os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
-    out(f"node benchmark: realtime_factor 0, default publishing, dt = 5 ms, vehicles driving straight in lanes; "
-        f"node figure = median of {repeat} runs of {wall_seconds:g} s (from /clock), physics = best of {repeat}")
-    out(f"\n{'world':<26} {'node':>9} {'physics':>9} {'node/physics':>13}")
-    results = []
-    for row in rows:
-        node = statistics.median(node_rtf(row, wall_seconds).rtf for _ in range(repeat))
-        physics = max(physics_rtf(row, min(wall_seconds, 3.0)) for _ in range(repeat))
-        out(f"{row.name:<26} {node:8.1f}x {physics:8.1f}x {node / physics:12.2f}")
-        results.append((row, node, physics))
-    return results
-
-
-__all__ = ["BenchRow", "ROWS", "MAP_ROWS", "room_map", "pgm_bytes", "map_world_xml", "write_map_world", "world_row",
-           "lanes_world_xml", "write_worlds", "physics_rtf", "node_rtf", "run_table", "NodeRun"]
+__all__ = ["BenchRow", "LANE", "MAP_ROWS", "ROWS", "SPEED", "WORLDS_DIR", "lanes_world_xml", "map_world_xml",
+           "pgm_bytes", "room_map", "world_row", "write_map_world", "write_worlds"]

@@ -180,7 +180,7 @@ def measure_viewer(wall_seconds: float, kind: str = "differential", browser: boo
     """ViewerCost of one `kind` robot over about 2 x `wall_seconds` of alternating phases, after a warm-up: the
     median bare real-time factor, and that times the median ratio of the pairs. browser_nice: the page's
     scheduling niceness (0: the simulation's priority; see the module docstring)."""
-    from mvsim_ros.bench.physics import make_simulation
+    from mvsim_ros.bench.vehicles import make_simulation
     from mvsim_ros.viewer.link import ViewerLink
     from mvsim_ros.viewer.server_process import ViewerServerProcess
 
@@ -228,3 +228,20 @@ def measure_viewer(wall_seconds: float, kind: str = "differential", browser: boo
         if page is not None:
             page.close()
         server.stop()
+
+
+def report(runs: list[ViewerCost], kind: str, browser_nice: int, dt: float, out=print) -> None:
+    """Print (through `out`) the runs of the viewer case: each run's figures, then the median cost."""
+    out(f"viewer, 1 {kind} robot, one page ({runs[0].page}, niceness {browser_nice}), dt = {dt * 1e3:g} ms, "
+        f"phases of bare and viewer stepping alternated in each run:")
+    for k, run in enumerate(runs, 1):
+        frame_rate = f"{run.frames / run.seconds:.0f} frames/s to the page" if run.frames >= 0 else ""
+        out(f"  run {k}: {run.bare:7.1f}x bare  {run.with_viewer:7.1f}x with the viewer  cost "
+            f"{100 * run.cost:5.1f} %  (viewer's time on the simulation's thread {100 * run.accounted:4.1f} %,"
+            f" server process CPU {100 * run.server_cpu:4.1f} % of the wall time)  {frame_rate}")
+    out(f"  median cost: {100 * float(np.median([run.cost for run in runs])):.1f} % of the real-time factor "
+        f"side by side; the viewer's time on the simulation's thread: "
+        f"{100 * float(np.median([r.accounted for r in runs])):.2f} %")
+
+
+__all__ = ["BATCH", "PHASE_S", "ViewerCost", "measure_viewer", "report"]

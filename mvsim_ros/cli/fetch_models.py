@@ -186,7 +186,7 @@ def _walk(value, name: str, base: Path, visiting: set[int]) -> Iterator[tuple[st
 
 def _uris_of(text: str, name: str, base: Path) -> Iterator[tuple[str, Path]]:
     from mvsim_ros.world.files import resources
-    from mvsim_ros.world.elements.elements import SKYBOX_FACES
+    from mvsim_ros.world.specs import SKYBOX_FACES
 
     if not text or (name == "warnings"):
         return

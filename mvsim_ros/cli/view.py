@@ -4,8 +4,8 @@
     python -m mvsim_ros.cli.view WORLD --port 0 --no-open --seconds 60    # any free port; stop after 60 s
     python -m mvsim_ros.cli.view WORLD --host 0.0.0.0 --token             # on the network, with a per-run token
 
-The simulation runs on the main thread at the real-time factor (simulated s per wall s), in batches of fixed steps
-with sleeps between them; sensors are measured after each step that makes them due. The page drives the selected
+The simulation runs on the main thread through the runtime's Runner at the real-time factor (simulated s per wall
+s): batches of fixed steps straight up to the next sensor sample, with sleeps between them. The page drives the selected
 vehicle (keyboard teleop), puts it where the mouse says (set pose), pauses, steps, resumes and resets the
 simulation; a goal set in the page is only shown (there is no planner without ROS). Ctrl-C or SIGTERM stops it cleanly.
 Every option is checked before anything starts: a bad one is one line on stderr and exit status 2.
@@ -22,18 +22,17 @@ import threading
 import time
 import webbrowser
 
+from mvsim_ros.runtime.pacing import RateMeter
+from mvsim_ros.runtime.runner import Runner
+from mvsim_ros.runtime.sensor_runner import SensorRunner
 from mvsim_ros.viewer.access import new_token, normalize_origin
 from mvsim_ros.viewer.protocol import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_HZ, MAX_STEPS
 from mvsim_ros.viewer.throttle import LogThrottle
 
 #: Watchdog on drive/steer commands [s]: a vehicle stops when the page stops repeating them (tab closed, ...).
 COMMAND_TIMEOUT = 1.0
-#: Longest the simulation may fall behind the wall clock before it gives up catching up [s of wall time].
-MAX_LAG = 0.25
 #: Longest sleep between two checks of the viewer and the clock [s].
 MAX_SLEEP = 0.01
-#: Wall-time window over which the real-time factor is measured [s].
-RTF_WINDOW = 1.0
 #: Most steps run between two checks of the stop request, the end time and the viewer.
 STEP_BATCH = 200
 #: Range of --rate [Hz] (as the node's viewer_rate).
@@ -47,7 +46,7 @@ def _warn(text: str) -> None:
 
 
 class ViewRunner:
-    """Owns the simulation of one world spec and implements mvsim_ros.viewer.link.ViewerHost for it.
+    """The viewer's host (mvsim_ros.viewer.link.ViewerHost) around the runtime Runner of one world spec.
 
     realtime_factor: simulated seconds per wall second to aim at (> 0).
     """
@@ -56,32 +55,27 @@ class ViewRunner:
         if not (math.isfinite(realtime_factor) and realtime_factor > 0):
             raise ValueError(f"realtime factor must be a positive number, got {realtime_factor!r}")
         self.spec = spec
-        self.realtime_factor = float(realtime_factor)
         self.warn = warn
         self._log = LogThrottle(warn, period=1.0, burst=20)  # refused and clamped page commands
         self.scene_version = 0
-        self.paused = False
-        self.rtf = 0.0
-        self.pending_steps = 0
         #: The newest goal set in the page per vehicle index: (x [m], y [m], yaw [rad]); shown, not pursued.
         self.goals: dict[int, tuple[float, float, float]] = {}
-        self._build()
+        self.rate = RateMeter()
+        self.runtime: Runner | None = None
+        self._build(realtime_factor)
 
-    def _build(self) -> None:
+    def _build(self, realtime_factor: float | None = None) -> None:
         from mvsim_ros.physics import Simulation
         from mvsim_ros.sensors.suite import build_sensors
-        from mvsim_ros.runtime.sensor_runner import SensorRunner
 
         self.sim = Simulation(self.spec, command_timeout=COMMAND_TIMEOUT)
         self.sensors = build_sensors(self.spec)
         self.sensor_runner = SensorRunner(self.sim, self.sensors, warn=self.warn)
-        self._anchor()
-
-    def _anchor(self) -> None:
-        """Start measuring the pace from now (after a pause, a reset or a lag)."""
-        now = time.monotonic()
-        self._wall0, self._sim0 = now, self.sim.time
-        self._rtf_wall, self._rtf_sim = now, self.sim.time
+        if self.runtime is None:
+            self.runtime = Runner(self.sim, realtime_factor, [self.sensor_runner], max_steps_per_turn=STEP_BATCH)
+        else:
+            self.runtime.attach(self.sim, [self.sensor_runner])
+        self.rate.restart(time.monotonic(), self.sim.time)
 
     # -- ViewerHost ----------------------------------------------------------------------------------------
     def drive(self, vehicle_index: int, v: float, w: float) -> None:
@@ -103,9 +97,29 @@ class ViewRunner:
             self._log.warn(f"clamped {kind} commands", note)
 
     @property
+    def realtime_factor(self) -> float:
+        """The real-time factor aimed at (simulated s per wall s)."""
+        return self.runtime.realtime_factor
+
+    @property
     def rtf_target(self) -> float:
         """The real-time factor aimed at (simulated s per wall s)."""
-        return self.realtime_factor
+        return self.runtime.realtime_factor
+
+    @property
+    def rtf(self) -> float:
+        """The real-time factor reached over the last second (0 while paused)."""
+        return self.rate.rate
+
+    @property
+    def paused(self) -> bool:
+        """Whether only the steps asked for run."""
+        return self.runtime.paused
+
+    @property
+    def pending_steps(self) -> int:
+        """Steps asked for and not run yet."""
+        return self.runtime.pending_steps
 
     def set_pose(self, vehicle_index: int, x: float, y: float, yaw: float) -> None:
         """Put a vehicle at (x, y) [m] heading yaw [rad] with zero velocity, as `initialpose` does under ROS
@@ -118,72 +132,53 @@ class ViewRunner:
 
     def pause(self) -> None:
         """Stop the simulated time."""
-        self.paused = True
+        self.runtime.pause()
 
     def play(self) -> None:
         """Resume at the real-time factor."""
-        if self.paused:
-            self.paused = False
-            self.pending_steps = 0
-            self._anchor()
+        if self.runtime.paused:
+            self.runtime.play()
+            self.rate.restart(time.monotonic(), self.sim.time)
 
     def step(self, n: int) -> None:
         """Pause, then advance exactly n steps (at most MAX_STEPS waiting in all)."""
-        self.paused = True
-        self.pending_steps = min(MAX_STEPS, self.pending_steps + max(0, int(n)))
+        self.runtime.step(n, at_most=MAX_STEPS)
 
     def reset(self) -> None:
         """Rebuild the simulation from the world spec (time 0, initial poses); the page gets a new scene."""
         self._build()
-        self.pending_steps = 0
+        self.runtime.pending_steps = 0
         self.scene_version += 1
 
     # -- running -------------------------------------------------------------------------------------------
     def advance(self) -> None:
         """One simulation step, then the sensors that it made due."""
-        self.sim.step()
-        self.sensor_runner.run_due()
+        self.runtime.step_once()
 
     def due_steps(self, now: float) -> int:
-        """Steps to take now to keep the pace (re-anchoring when too far behind), at most STEP_BATCH."""
-        if self.paused:
-            n = min(self.pending_steps, STEP_BATCH)
-            self.pending_steps -= n
-            return n
-        target = self._sim0 + (now - self._wall0) * self.realtime_factor
-        behind = target - self.sim.time
-        if behind > MAX_LAG * self.realtime_factor:
-            self._wall0, self._sim0 = now - MAX_LAG, self.sim.time
-            target = self.sim.time + MAX_LAG * self.realtime_factor
-            behind = target - self.sim.time
-        return min(STEP_BATCH, max(0, int(behind / self.sim.dt + 1e-9)))
+        """Steps the runtime runs now (re-anchoring the pace when too far behind), at most STEP_BATCH; while paused,
+        taken off the steps asked for."""
+        return self.runtime.due_steps(now)
 
     def measure(self, now: float) -> None:
-        """Update `rtf` (simulated s / wall s over the last RTF_WINDOW)."""
-        span = now - self._rtf_wall
-        if span >= RTF_WINDOW:
-            self.rtf = 0.0 if self.paused else (self.sim.time - self._rtf_sim) / span
-            self._rtf_wall, self._rtf_sim = now, self.sim.time
+        """Update `rtf` (simulated s / wall s over the last second)."""
+        self.rate.update(now, self.sim.time, running=not self.paused)
 
     def sleep_time(self, now: float) -> float:
         """Seconds until the next step is due (at most MAX_SLEEP)."""
-        if self.paused:
-            return MAX_SLEEP
-        next_wall = self._wall0 + (self.sim.time + self.sim.dt - self._sim0) / self.realtime_factor
-        return min(MAX_SLEEP, max(0.0, next_wall - now))
+        return self.runtime.sleep_time(now, MAX_SLEEP)
 
 
 def run(runner: ViewRunner, link, stop: threading.Event, seconds: float | None = None) -> None:
-    """Run until `stop` is set (or `seconds` of wall time have passed): steps, sensors, viewer service."""
+    """Run until `stop` is set (or `seconds` of wall time have passed): turns of the runtime loop (steps and
+    sensors) with the viewer served between batches."""
     end = None if seconds is None else time.monotonic() + seconds
     while not stop.is_set():
         now = time.monotonic()
         if end is not None and now >= end:
             break
         link.service(now)
-        for _ in range(runner.due_steps(now)):
-            runner.advance()
-            link.service()
+        runner.runtime.run(now, now + MAX_SLEEP, should_stop=stop.is_set, between=link.service)
         now = time.monotonic()
         runner.measure(now)
         pause = runner.sleep_time(now)

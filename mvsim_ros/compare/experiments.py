@@ -1,4 +1,4 @@
-"""The runs of the comparison: one car (the seed's, on one surface, optionally with its weight moved), three plants
+"""The runs of the comparison: one car (the racecar, on one surface, optionally with its weight moved), three plants
 (the simulator, the kinematic and the linear-tyre single-track models) and the scenarios of scenarios.py."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ PLANTS = ("simulator", "kinematic", "dynamic")
 
 @dataclass(frozen=True)
 class Car:
-    """The seed's car on a surface: its world, single-track geometry and the surface's peak friction D."""
+    """The racecar on a surface: its world, single-track geometry and the surface's peak friction D."""
 
     surface: str
     world: WorldSpec
@@ -46,7 +46,7 @@ class Car:
 
 
 def seed_car(surface: str, front_fraction: float | None = None) -> Car:
-    """The seed's car on `surface`; front_fraction: move the chassis so that this share of the weight is on the
+    """The racecar on `surface`; front_fraction: move the chassis so that this share of the weight is on the
     front axle by statics (None: the car as built)."""
     world = seed_car_world(surface)
     if front_fraction is not None:
@@ -81,7 +81,7 @@ def make_plant(kind: str, car: Car):
 
 
 def track_shape(car: Car, spec: TrackedShape, plant: str, controller: str = "kinematic") -> Run:
-    """The tracker (seed gains, epsilon, ramp) with the kinematic or dynamic controller driving a plant."""
+    """The tracker (default gains, epsilon, ramp) with the kinematic or dynamic controller driving a plant."""
     shape = make_shape(spec.name, ramp_time=RAMP_TIME_S, **spec.params)
     params = car.geometry.params
     tracker = TrajectoryTracker(shape, GAINS, EPSILON_M)

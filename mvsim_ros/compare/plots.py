@@ -71,7 +71,7 @@ def tracking_figure(path: Path, surface: str, runs: dict[str, dict]) -> Path:
     axes[0, 0].set_ylabel("y [m]", fontsize=8)
     axes[1, 0].set_ylabel(f"tracking error [m] (from {ERROR_FLOOR_M:g})", fontsize=8)
     axes[0, 0].legend(fontsize=7, loc="best")
-    fig.suptitle(f"Tracking the seed's shapes on {surface} (Kp = 5, feed-forward, kinematic controller)",
+    fig.suptitle(f"Tracking the five shapes on {surface} (Kp = 5, feed-forward, kinematic controller)",
                  fontsize=10)
     return _save(fig, path)
 

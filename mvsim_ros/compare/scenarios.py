@@ -1,4 +1,4 @@
-"""What the comparison runs: the seed car's surfaces, the tracked shapes, the open-loop inputs and the
+"""What the comparison runs: the racecar's surfaces, the tracked shapes, the open-loop inputs and the
 constant-radius test, with their full and quick (--quick) settings."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from mvsim_ros.tracking.pid import PidGains
 from mvsim_ros.tracking.seed_car import SURFACES
 
-#: Tracker and controller settings (seed 002: Kp = 5, Ki = Kd = 0, feed-forward on).
+#: Tracker and controller settings (default gains: Kp = 5, Ki = Kd = 0, feed-forward on).
 GAINS = PidGains()
 EPSILON_M = 0.1
 CONTROL_PERIOD_S = 0.02
-#: The tracked references start smoothly over this time [s] (same paths as the seed's shapes).
+#: The tracked references start smoothly over this time [s] (the same paths as the shapes started at full speed).
 RAMP_TIME_S = 1.0
 
 
@@ -101,7 +101,7 @@ class Plan:
     steer_step: SteerStep = SteerStep()
     speed_ramp: SpeedRamp = SpeedRamp()
     constant_radius: ConstantRadius = ConstantRadius()
-    #: Front weight fractions of the weight-distribution variants (dry), besides the seed car's own.
+    #: Front weight fractions of the weight-distribution variants (dry), besides the racecar's own.
     weight_fractions: tuple[float, ...] = (0.38, 0.62)
     #: Also track the shapes with the dynamic controller on the simulated car (dry).
     dynamic_controller: bool = True

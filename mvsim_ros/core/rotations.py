@@ -1,11 +1,19 @@
-"""Rotations as unit quaternions (w, x, y, z) in plain floats, with MRPT's yaw-pitch-roll convention
-(R = Rz(yaw) Ry(pitch) Rx(roll), angles in radians). No ROS here: the ROS layer wraps them in messages."""
+"""Rotations as unit quaternions with MRPT's yaw-pitch-roll convention (R = Rz(yaw) Ry(pitch) Rx(roll), REP-103;
+angles in radians). No ROS here: the ROS layer wraps them in messages.
+
+Three forms of the same yaw-pitch-roll -> quaternion formula, with the same floating-point operations in the same
+order (so all give the same bits): `ypr_quaternion` (plain floats, (w, x, y, z)), `ypr_quaternions_xyzw`
+(numpy arrays, (x, y, z, w) as geometry_msgs orders them) and `write_ypr_quaternion_xyzw` (a compiled kernel, for
+callers in compiled code). Yaw alone (`yaw_quaternion`, `yaw_quaternions_xyzw`) gives exact zeros for x and y.
+"""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from mvsim_ros.core.jit import kernel
 
 
 def ypr_quaternion(yaw: float, pitch: float = 0.0, roll: float = 0.0) -> tuple[float, float, float, float]:
@@ -15,6 +23,45 @@ def ypr_quaternion(yaw: float, pitch: float = 0.0, roll: float = 0.0) -> tuple[f
     cr, sr = math.cos(0.5 * roll), math.sin(0.5 * roll)
     return (cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
             cr * cp * sy - sr * sp * cy)
+
+
+def yaw_quaternion(yaw: float) -> tuple[float, float, float, float]:
+    """Unit quaternion (w, x, y, z) of a rotation by `yaw` [rad] about +z: (cos(yaw / 2), 0, 0, sin(yaw / 2))."""
+    return math.cos(0.5 * yaw), 0.0, 0.0, math.sin(0.5 * yaw)
+
+
+def ypr_quaternions_xyzw(yaw, pitch, roll) -> np.ndarray:
+    """Unit quaternions (x, y, z, w) of R = Rz(yaw) Ry(pitch) Rx(roll) [rad], vectorised: the arguments broadcast
+    together, result shape (..., 4). The same values as `ypr_quaternion`, reordered."""
+    yaw, pitch, roll = np.broadcast_arrays(np.asarray(yaw, dtype=float), np.asarray(pitch, dtype=float),
+                                           np.asarray(roll, dtype=float))
+    cy, sy = np.cos(0.5 * yaw), np.sin(0.5 * yaw)
+    cp, sp = np.cos(0.5 * pitch), np.sin(0.5 * pitch)
+    cr, sr = np.cos(0.5 * roll), np.sin(0.5 * roll)
+    return np.stack([sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy,
+                     cr * cp * cy + sr * sp * sy], axis=-1)
+
+
+def yaw_quaternions_xyzw(yaw) -> np.ndarray:
+    """Unit quaternions (x, y, z, w) = (0, 0, sin(yaw / 2), cos(yaw / 2)) of rotations by `yaw` [rad] about +z,
+    vectorised: result shape yaw.shape + (4,)."""
+    half = 0.5 * np.asarray(yaw, dtype=float)
+    out = np.zeros(half.shape + (4,))
+    out[..., 2], out[..., 3] = np.sin(half), np.cos(half)
+    return out
+
+
+@kernel
+def write_ypr_quaternion_xyzw(yaw, pitch, roll, out, row, col):
+    """Compiled form of `ypr_quaternion`: the unit quaternion (x, y, z, w) of Rz(yaw) Ry(pitch) Rx(roll) [rad]
+    written into out[row, col:col + 4]."""
+    cy, sy = np.cos(0.5 * yaw), np.sin(0.5 * yaw)
+    cp, sp = np.cos(0.5 * pitch), np.sin(0.5 * pitch)
+    cr, sr = np.cos(0.5 * roll), np.sin(0.5 * roll)
+    out[row, col] = sr * cp * cy - cr * sp * sy
+    out[row, col + 1] = cr * sp * cy + sr * cp * sy
+    out[row, col + 2] = cr * cp * sy - sr * sp * cy
+    out[row, col + 3] = cr * cp * cy + sr * sp * sy
 
 
 def matrix_quaternion(r: np.ndarray) -> tuple[float, float, float, float]:
@@ -69,4 +116,5 @@ def quaternion_yaw_pitch_roll(q) -> tuple[float, float, float]:
     return math.atan2(r10, r00), pitch, math.atan2(r21, r22)
 
 
-__all__ = ["matrix_quaternion", "quaternion_product", "quaternion_yaw_pitch_roll", "slerp", "ypr_quaternion"]
+__all__ = ["matrix_quaternion", "quaternion_product", "quaternion_yaw_pitch_roll", "slerp", "write_ypr_quaternion_xyzw",
+           "yaw_quaternion", "yaw_quaternions_xyzw", "ypr_quaternion", "ypr_quaternions_xyzw"]

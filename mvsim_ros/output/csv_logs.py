@@ -12,8 +12,10 @@ wheel torque has the opposite sign; it writes 6 significant digits, these files 
 
 Cost on the simulation thread: `record()` copies the state into a preallocated array (one compiled call for all
 vehicles and wheels). Every `flush_period_s` of simulated time (or when the buffer fills) the rows go to a
-formatter thread that turns them into text (one compiled call, without the GIL); the text is appended to the
-files at the next flush (or `wait()`, `new_session()`, `close()`), whole rows only, from the calling thread.
+formatter thread that turns them into text (printf's '%.15g' through Python's % operator, one call per file and
+block: about 0.6 us per value; it holds the GIL, so the thread overlaps the simulation only while that waits, as
+it does when paced to real time or publishing); the text is appended to the files at the next flush (or `wait()`,
+`new_session()`, `close()`), whole rows only, from the calling thread.
 
 Removed files: before writing each block, one stat of the session directory tells whether anything was removed from
 it (or the directory itself). Files removed while logging (the whole session folder, or some of its files) are
@@ -35,6 +37,7 @@ from typing import Callable
 import numpy as np
 
 from mvsim_ros.core.jit import kernel
+from mvsim_ros.output.printf_rows import rows_text
 
 POSE_COLUMNS = ("t_s", "x_m", "y_m", "yaw_rad", "vx_mps", "vy_mps", "omega_radps")
 WHEEL_COLUMNS = ("t_s", "torque_Nm", "normal_force_N", "omega_radps", "phi_rad", "force_x_N", "force_y_N")
@@ -193,11 +196,10 @@ class VehicleLogs:
 
     # -- internals ------------------------------------------------------------------------------------------
     def _compile_kernels(self) -> None:
-        """Compile the kernels (or load them from numba's disk cache) now rather than in the middle of a run."""
+        """Compile the row kernel (or load it from numba's disk cache) now rather than in the middle of a run."""
         w = self.sim.wheels
         fill_log_row(self._buffer[0], 0.0, self.sim.pose, self.sim.velocity, w.torque, w.normal_force, w.omega, w.phi,
                      w.force_x, w.force_y)
-        format_blocks(self._buffer[:1, :1])
 
     def _check_open(self) -> None:
         if self.closed:
@@ -238,7 +240,7 @@ class VehicleLogs:
         _write_all(handle, self._headers[k])
         return handle
 
-    def _write_block(self, text: np.ndarray, offsets: np.ndarray) -> None:
+    def _write_block(self, text: bytes, offsets: np.ndarray) -> None:
         """Append one formatted block to the files, creating again those removed since the last block."""
         self._restore_removed()
         self._write_text(self._sinks(), text, offsets)
@@ -295,7 +297,7 @@ class VehicleLogs:
         return list(self._handles) if self._keep_open else self.files
 
     @staticmethod
-    def _write_text(sinks: list, text: np.ndarray, offsets: np.ndarray) -> None:
+    def _write_text(sinks: list, text: bytes, offsets: np.ndarray) -> None:
         data, bounds = memoryview(text), offsets.tolist()
         for k, sink in enumerate(sinks):
             chunk = data[bounds[k]:bounds[k + 1]]
@@ -352,166 +354,18 @@ def fill_log_row(row, t, pose, velocity, torque, normal_force, omega, phi, force
                                                     force_y[j])
 
 
-# -- number formatting (compiled: about 10x faster than Python's '%.15g' % x) ----------------------------------
-
-#: Exact powers of ten (every one of 1e0..1e22 is an exact double).
-_POW10 = np.array([10.0 ** k for k in range(23)])
-_SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitter
-
-
-@kernel
-def _product_error(a, b, p):
-    """e such that a * b = p + e exactly, where p = fl(a * b) (Dekker's product; no FMA needed)."""
-    c = _SPLIT * a
-    a_hi = c - (c - a)
-    a_lo = a - a_hi
-    c = _SPLIT * b
-    b_hi = c - (c - b)
-    b_lo = b - b_hi
-    return ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-
-
-@kernel
-def _mantissa(x, k, pow10):
-    """x * 10**k rounded to an integer, x > 0, result < 2**52.
-
-    Correctly rounded (half to even, as printf) for |k| <= 22: the rounding error of the scaling is recovered
-    exactly. Beyond, the scaling takes several roundings and the last digit may be off by one."""
-    if 0 <= k <= 22:
-        y = x * pow10[k]
-        error = _product_error(x, pow10[k], y)  # true value: y + error
-    elif -22 <= k < 0:
-        p = pow10[-k]
-        y = x / p
-        hi = y * p
-        error = (x - hi) - _product_error(y, p, hi)  # sign of x - y * p, the sign of the true value minus y
-    else:
-        y, error = x, 0.0
-        while k > 22:
-            y *= 1e22
-            k -= 22
-        while k < -22:
-            y /= 1e22
-            k += 22
-        y = y * pow10[k] if k >= 0 else y / pow10[-k]
-    whole = math.floor(y)
-    frac = y - whole
-    if frac > 0.5 or (frac == 0.5 and (error > 0.0 or (error == 0.0 and whole % 2.0 == 1.0))):
-        whole += 1.0
-    return np.uint64(whole)
-
-
-@kernel
-def _put_special(out, pos, x):
-    """'nan' or 'inf' (the sign is already written)."""
-    if x != x:
-        out[pos], out[pos + 1], out[pos + 2] = 110, 97, 110
-    else:
-        out[pos], out[pos + 1], out[pos + 2] = 105, 110, 102
-    return pos + 3
-
-
-@kernel
-def _put_value(out, pos, x, digits, pow10, scratch):
-    """Write x as printf's %.<digits>g does (trailing zeros dropped; -0 as 0); returns the new position."""
-    if x != x:
-        return _put_special(out, pos, x)
-    if x == 0.0:
-        out[pos] = 48
-        return pos + 1
-    if x < 0.0:
-        out[pos] = 45  # '-'
-        pos += 1
-        x = -x
-    if x == np.inf:
-        return _put_special(out, pos, x)
-    exp = int(math.floor(math.log10(x)))
-    top = np.uint64(pow10[digits])
-    m = _mantissa(x, digits - 1 - exp, pow10)
-    if m >= top:  # log10 rounded down past a power of ten, or the mantissa rounded up to one
-        exp += 1
-        m = _mantissa(x, digits - 1 - exp, pow10)
-    elif m < top // np.uint64(10):
-        exp -= 1
-        m = _mantissa(x, digits - 1 - exp, pow10)
-    if m >= top:
-        m = top // np.uint64(10)
-        exp += 1
-    ten = np.uint64(10)
-    for i in range(digits - 1, -1, -1):  # unsigned division by a constant: a multiplication
-        q = m // ten
-        scratch[i] = np.uint8(m - q * ten)
-        m = q
-    used = digits
-    while used > 1 and scratch[used - 1] == 0:
-        used -= 1
-    if -4 <= exp < digits:  # fixed notation, as %g
-        if exp < 0:
-            out[pos], out[pos + 1] = 48, 46  # "0."
-            pos += 2
-            for _ in range(-exp - 1):
-                out[pos] = 48
-                pos += 1
-            for i in range(used):
-                out[pos] = 48 + scratch[i]
-                pos += 1
-            return pos
-        for i in range(exp + 1):
-            out[pos] = 48 + scratch[i]
-            pos += 1
-        if used > exp + 1:
-            out[pos] = 46
-            pos += 1
-            for i in range(exp + 1, used):
-                out[pos] = 48 + scratch[i]
-                pos += 1
-        return pos
-    out[pos] = 48 + scratch[0]  # scientific notation: d[.ddd]e[+-]XX
-    pos += 1
-    if used > 1:
-        out[pos] = 46
-        pos += 1
-        for i in range(1, used):
-            out[pos] = 48 + scratch[i]
-            pos += 1
-    out[pos] = 101  # 'e'
-    out[pos + 1] = 45 if exp < 0 else 43
-    pos += 2
-    e = -exp if exp < 0 else exp
-    if e >= 100:
-        out[pos] = 48 + e // 100
-        pos += 1
-    out[pos], out[pos + 1] = 48 + (e // 10) % 10, 48 + e % 10
-    return pos + 2
-
-
-@kernel
-def _format_blocks(blocks, digits, pow10):
-    files, rows, cols = blocks.shape
-    out = np.empty(files * rows * cols * (digits + 10), dtype=np.uint8)
-    offsets = np.empty(files + 1, dtype=np.int64)
-    scratch = np.empty(digits, dtype=np.uint8)
-    pos = 0
-    for f in range(files):
-        offsets[f] = pos
-        for r in range(rows):
-            for c in range(cols):
-                pos = _put_value(out, pos, blocks[f, r, c], digits, pow10, scratch)
-                out[pos] = 44 if c + 1 < cols else 10  # ',' or '\n'
-                pos += 1
-    offsets[files] = pos
-    return out[:pos], offsets
-
-
-def format_blocks(blocks: np.ndarray, digits: int = SIGNIFICANT_DIGITS) -> tuple[np.ndarray, np.ndarray]:
-    """CSV text of each blocks[f] (rows x columns), all in one uint8 array, and offsets: block f is
+def format_blocks(blocks: np.ndarray, digits: int = SIGNIFICANT_DIGITS) -> tuple[bytes, np.ndarray]:
+    """CSV text of each blocks[f] (rows x columns), all in one byte string, and offsets: block f is
     text[offsets[f]:offsets[f + 1]].
 
-    Values are written as printf's `%.<digits>g` writes them (1 <= digits <= 15; identical for
-    1e-8 <= |x| < 1e37, elsewhere the last digit may differ by one); NaN and infinities as nan, inf, -inf.
+    Values are written as printf's `%.<digits>g` writes them (1 <= digits <= 15: no more than a double's DBL_DIG
+    decimal digits, so every digit written is significant), -0 as 0; NaN and infinities as nan, inf, -inf.
     """
     if not 1 <= digits <= 15:
         raise ValueError(f"digits must be in 1..15, got {digits}")
     blocks = np.asarray(blocks, dtype=np.float64)
-    return _format_blocks(np.ascontiguousarray(blocks.reshape(blocks.shape[0], -1, blocks.shape[-1])), digits,
-                          _POW10)
+    blocks = blocks.reshape(blocks.shape[0], -1, blocks.shape[-1]) + 0.0  # + 0.0 turns -0 into 0
+    chunks = [rows_text(block, f"%.{digits}g", ",").encode("ascii") for block in blocks]
+    offsets = np.zeros(len(chunks) + 1, dtype=np.int64)
+    np.cumsum([len(chunk) for chunk in chunks], out=offsets[1:])
+    return b"".join(chunks), offsets

@@ -12,7 +12,7 @@ after a step when no row was written yet, or when at least 1 / ground_truth_rate
 since the last one (MVSim's rule: rows follow the steps, not a fixed grid). Paths are used as given (relative ones
 from the current directory, as MVSim does).
 
-Like the CSV logs (logs.py), this reads the simulation's snapshot after a step: call `record()` after each step.
+Like the CSV logs (csv_logs.py), this reads the simulation's snapshot after a step: call `record()` after each step.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import IO
 
 import numpy as np
+
+from mvsim_ros.output.printf_rows import rows_text
 
 #: Columns of a row, in file order.
 COLUMNS = ("t", "x", "y", "z", "qx", "qy", "qz", "qw")
@@ -36,10 +38,9 @@ def trajectory_file_name(base: str | Path, vehicle: str) -> Path:
 
 
 def format_row(t: float, pose3: np.ndarray, quaternion: np.ndarray) -> str:
-    """One row: t, x, y, z from `pose3` (x, y, z, ...) and qx, qy, qz, qw, each with 6 decimals."""
-    x, y, z = pose3[:3]
-    qx, qy, qz, qw = quaternion
-    return f"{t:f} {x:f} {y:f} {z:f} {qx:f} {qy:f} {qz:f} {qw:f}\n"
+    """One row: t [s], x, y, z [m] from `pose3` (x, y, z, ...) and qx, qy, qz, qw, each with 6 decimals (printf's
+    '%f')."""
+    return rows_text(np.concatenate(([t], pose3[:3], quaternion[:4]))[np.newaxis], "%f", " ")
 
 
 class GroundTruthFiles:

@@ -13,7 +13,7 @@ import Box2D
 import numpy as np
 
 from mvsim_ros.physics.polygons import convex_pieces, merge_occupied_cells, signed_area
-from mvsim_ros.world.elements.actors import ActorSpec
+from mvsim_ros.world.specs import ActorSpec
 from mvsim_ros.world.specs import BlockSpec, JointSpec, OccupancyGridSpec, VehicleSpec, WorldSpec
 
 #: Friction coefficient between colliding bodies (chassis against walls, blocks, other vehicles).
@@ -151,7 +151,7 @@ def add_block_body(world: Box2D.b2World, ground: Box2D.b2Body, spec: BlockSpec, 
     pose = spec.init_pose
     tag = BodyTag("block", index)
     contact = dict(sensor=spec.intangible, restitution=spec.restitution, friction=spec.lateral_friction)
-    if spec.animation is not None:  # moved along its keyframes (physics/kinematic.py), starting where they say
+    if spec.animation is not None:  # moved along its keyframes (physics/kinematic/movers.py), starting where they say
         start = spec.animation.pose_at(0.0, pose)
         body = world.CreateKinematicBody(position=(start.x, start.y), angle=start.yaw, userData=tag)
         _polygon_fixtures(body, spec.shape, 0.0, **contact)

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from mvsim_ros.physics.command_limits import CommandLimits, clamp
+from mvsim_ros.physics.step_data import CommandData
 from mvsim_ros.physics.step_phases import stop_stale_commands
 
 
@@ -40,6 +41,9 @@ class VehicleCommands:
         self.timeout = float(timeout)
         self.last_command_time = np.full(self.v.size, -math.inf)
         self.watched = np.zeros(self.v.size, dtype=bool)
+        #: The same arrays as the kernels take them (the arrays are only ever written in place).
+        self.data = CommandData(self.v, self.omega, self.steer, self.steer_mode, self.steer_rate, self.timeout,
+                                self.watched, self.last_command_time)
 
     def set_twist(self, index: int, v: float, omega: float, now: float) -> str | None:
         """Twist setpoint at simulated time `now` [s], clamped to the vehicle's speed [m/s] and yaw-rate [rad/s]

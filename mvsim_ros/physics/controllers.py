@@ -28,11 +28,14 @@ raw: the torque set for each wheel is applied as it is.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
 
 from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.step_data import ControllerData, TorqueLaw
+from mvsim_ros.physics.step_phases import inlined_kernel
 from mvsim_ros.world.specs import VehicleSpec
 
 #: MVSim's stop gate of the differential twist_pid (fixed there) and the defaults of the Ackermann ones [m/s].
@@ -40,6 +43,10 @@ ZERO_THRESHOLD = 0.001
 STOP_THRESHOLD = 0.05
 #: The state a PID row carries from step to step (and the raw torque set by commands), by WheelControllers field.
 PID_STATE = ("i_term", "d_state", "last_error", "ref_y1", "ref_y2", "first", "raw_torque")
+#: One PID row's settings as scalars (units as in WheelControllers; clamp and antiwindup are flags).
+PidGains = namedtuple("PidGains", "kp ki kd n_filter max_torque i_max clamp antiwindup feedforward")
+#: One PID row's state as scalars: i_term [N m], d_state [N m], last_error [m/s], first (no step run yet).
+PidState = namedtuple("PidState", "i_term d_state last_error first")
 #: PID parameter columns, in the order of the `gains` matrix.
 _COLUMNS = ("KP", "KI", "KD", "N", "max_torque", "I_MAX", "feedforward_gain", "reference_filter_tau",
             "zero_threshold", "stop_threshold")
@@ -142,12 +149,13 @@ class WheelControllers:
         """
         return pid_torque_law(wanted_speed, omega, radius, dt, self.arrays())
 
-    def arrays(self) -> tuple:
-        """The settings and state as the kernels take them (pid_torque_law_into's `c`)."""
-        return (self.pid, self.kp, self.ki, self.kd, self.n_filter, self.max_torque, self.i_max, self.clamp,
-                self.antiwindup, self.ref_order, self.ref_tau, self.zero_threshold, self.stop_threshold,
-                self.feedforward, self.i_term, self.d_state, self.last_error, self.ref_y1, self.ref_y2, self.first,
-                self.raw_torque, self.group)
+    def arrays(self) -> ControllerData:
+        """The settings and state as the kernels take them (pid_torque_law_into's `c`): the same arrays (built once;
+        the arrays are only ever written in place)."""
+        data = self.__dict__.get("_data")
+        if data is None:
+            data = self.__dict__["_data"] = ControllerData(*(getattr(self, name) for name in ControllerData._fields))
+        return data
 
     def reset(self, wheel_mask: np.ndarray) -> None:
         """Forget the PID state (integral, derivative, reference filter) of the masked rows."""
@@ -178,19 +186,22 @@ def _raw_torque(vehicle: VehicleSpec, wheel) -> float:
 
 @kernel
 def pid_torque_law(wanted_speed, omega, radius, dt, c):
-    """Per-row PID as an implicit torque law (module docstring); the state in `c` (WheelControllers.arrays()) is
+    """Per-row PID as an implicit torque law (module docstring); the state in `c` (step_data.ControllerData) is
     updated in place. Returns (const, slope) with tau = const - slope * omega_new."""
-    const = np.empty(wanted_speed.size)
-    slope = np.empty(wanted_speed.size)
-    pid_torque_law_into(wanted_speed, omega, radius, dt, c, const, slope)
-    return const, slope
+    law = TorqueLaw(np.empty(wanted_speed.size), np.empty(wanted_speed.size))
+    pid_torque_law_into(wanted_speed, omega, radius, dt, c, law)
+    return law.const, law.slope
 
 
-@kernel
-def pid_torque_law_into(wanted_speed, omega, radius, dt, c, const, slope):
-    """pid_torque_law writing (const [N m], slope [N m s/rad]) into the given arrays (no allocation)."""
-    (pid, kp, ki, kd, n_filter, max_torque, i_max, clamp, antiwindup, ref_order, ref_tau, zero_threshold,
-     stop_threshold, feedforward, i_term, d_state, last_error, ref_y1, ref_y2, first, raw_torque, group) = c
+@inlined_kernel
+def pid_torque_law_into(wanted_speed, omega, radius, dt, c, law):
+    """pid_torque_law writing (const [N m], slope [N m s/rad]) into `law` (step_data.TorqueLaw; no allocation).
+
+    wanted_speed [m/s]: each row's ground-speed setpoint; omega [rad/s]: its current spin; radius [m]; dt [s]."""
+    const, slope = law.const, law.slope
+    pid, group, raw_torque = c.pid, c.group, c.raw_torque
+    zero_threshold, stop_threshold = c.zero_threshold, c.stop_threshold
+    i_term, d_state, last_error, first, ref_y1, ref_y2 = c.i_term, c.d_state, c.last_error, c.first, c.ref_y1, c.ref_y2
     count = wanted_speed.size
     start = 0
     while start < count:
@@ -204,7 +215,7 @@ def pid_torque_law_into(wanted_speed, omega, radius, dt, c, const, slope):
         for i in range(start, end):
             if not pid[i]:
                 continue
-            const[i] = filtered_reference(wanted_speed[i], dt, ref_order[i], ref_tau[i], ref_y1, ref_y2, i)
+            const[i] = filtered_reference(wanted_speed[i], dt, c.ref_order[i], c.ref_tau[i], ref_y1, ref_y2, i)
             if abs(const[i]) >= zero_threshold[i]:
                 setpoint_zero = False
             if abs(omega[i] * radius[i]) >= stop_threshold[i]:
@@ -219,9 +230,11 @@ def pid_torque_law_into(wanted_speed, omega, radius, dt, c, const, slope):
                 i_term[i] = d_state[i] = last_error[i] = ref_y1[i] = ref_y2[i] = 0.0
                 first[i] = True
             else:
-                pid_row(i, const[i], omega[i] * radius[i], radius[i], dt, setpoint_zero, kp, ki, kd,
-                        n_filter, max_torque, i_max, clamp, antiwindup, feedforward, i_term, d_state, last_error,
-                        first, const, slope)
+                state = PidState(i_term[i], d_state[i], last_error[i], first[i])
+                const[i], slope[i], state = pid_row(pid_gains(c, i), state, const[i], omega[i] * radius[i],
+                                                    radius[i], dt, setpoint_zero)
+                i_term[i], d_state[i], last_error[i], first[i] = (state.i_term, state.d_state, state.last_error,
+                                                                  state.first)
         start = end
 
 
@@ -239,38 +252,44 @@ def filtered_reference(setpoint, dt, order, tau, y1, y2, i):
     return y2[i]
 
 
+@inlined_kernel
+def pid_gains(c, i):
+    """Row i's PidGains from the controller data `c` (step_data.ControllerData)."""
+    return PidGains(c.kp[i], c.ki[i], c.kd[i], c.n_filter[i], c.max_torque[i], c.i_max[i], c.clamp[i],
+                    c.antiwindup[i], c.feedforward[i])
+
+
 @kernel
-def pid_row(i, setpoint, speed, radius, dt, setpoint_zero, kp, ki, kd, n_filter, max_torque, i_max, clamp,
-            antiwindup, feedforward, i_term, d_state, last_error, first, const, slope):
-    """One row's PID step at measured speed [m/s]: its torque law into const[i], slope[i]."""
+def pid_row(gains, state, setpoint, speed, radius, dt, setpoint_zero):
+    """One row's PID step at measured speed [m/s] towards setpoint [m/s] (radius [m], dt [s]; setpoint_zero: the
+    row's group is asked to stop). gains: PidGains, state: PidState (scalars). Returns (const [N m],
+    slope [N m s/rad], the new PidState): the row's torque law tau = const - slope * omega_new."""
+    kp, ki, max_torque, feedforward = gains.kp, gains.ki, gains.max_torque, gains.feedforward
+    i_term, d_state = state.i_term, state.d_state
     error = setpoint - speed
-    if n_filter[i] > 0.0:
-        d_state[i] += dt * n_filter[i] * (kd[i] * error - d_state[i])
-        derivative = d_state[i]
-    elif first[i]:
+    if gains.n_filter > 0.0:
+        d_state += dt * gains.n_filter * (gains.kd * error - d_state)
+        derivative = d_state
+    elif state.first:
         derivative = 0.0
     else:
-        derivative = kd[i] * (error - last_error[i]) / dt
-    last_error[i] = error
-    first[i] = False
-    trial = i_term[i] + ki[i] * error * dt
-    if clamp[i]:
-        bound = ki[i] * i_max[i]
+        derivative = gains.kd * (error - state.last_error) / dt
+    trial = i_term + ki * error * dt
+    if gains.clamp:
+        bound = ki * gains.i_max
         trial = min(max(trial, -bound), bound)
-        explicit = kp[i] * error + trial + derivative + feedforward[i]
+        explicit = kp * error + trial + derivative + feedforward
         # While the output saturates in the direction of the error, the integral is frozen.
-        if abs(explicit) <= max_torque[i] or np.sign(explicit) != np.sign(error):
-            i_term[i] = trial
+        if abs(explicit) <= max_torque or np.sign(explicit) != np.sign(error):
+            i_term = trial
     else:
-        i_term[i] = trial
-    if antiwindup[i] and kp[i] > 1e-12 and max_torque[i] < np.inf:
-        unsaturated = kp[i] * error + i_term[i] + derivative + feedforward[i]
-        saturated = min(max(unsaturated, -max_torque[i]), max_torque[i])
-        i_term[i] += ki[i] / kp[i] * (saturated - unsaturated) * dt
-    explicit = kp[i] * error + i_term[i] + derivative + feedforward[i]
+        i_term = trial
+    if gains.antiwindup and kp > 1e-12 and max_torque < np.inf:
+        unsaturated = kp * error + i_term + derivative + feedforward
+        saturated = min(max(unsaturated, -max_torque), max_torque)
+        i_term += ki / kp * (saturated - unsaturated) * dt
+    new_state = PidState(i_term, d_state, error, False)
+    explicit = kp * error + i_term + derivative + feedforward
     if setpoint_zero and explicit * speed > 0.0:
-        const[i] = 0.0  # braking to zero: a torque along the motion is dropped
-        slope[i] = 0.0
-        return
-    const[i] = kp[i] * setpoint + i_term[i] + derivative + feedforward[i]
-    slope[i] = kp[i] * radius
+        return 0.0, 0.0, new_state  # braking to zero: a torque along the motion is dropped
+    return kp * setpoint + i_term + derivative + feedforward, kp * radius, new_state

@@ -50,7 +50,7 @@ def joined_set(world: WorldSpec, kind: str, index: int) -> JoinedSet:
 def checked_state(what: str, x: float, y: float, yaw: float, vx: float, vy: float,
                   omega: float) -> tuple[float, float, float, float, float, float]:
     """The state as floats with yaw wrapped into [-pi, pi) [rad]; ValueError (one line, naming `what`) for a
-    non-finite value or one outside the world bounds (positions, velocities, yaw rates: world/bounds.py)."""
+    non-finite value or one outside the world bounds (positions, velocities, yaw rates: world/xml/bounds.py)."""
     values = {"x": x, "y": y, "yaw": yaw, "vx": vx, "vy": vy, "omega": omega}
     try:
         numbers = {key: float(value) for key, value in values.items()}

@@ -7,7 +7,7 @@ followed: a trailer's own trailer belongs to the train too). The footprint is th
 outlines of the whole train in the towing vehicle's frame, from the current poses: it grows and shifts as the
 hitch angles change, which is what Nav2's costmap needs to keep the trailer clear of obstacles.
 
-Articulated vehicles: the two units' outline at the present pivot angle (seed 004's corner parameters, or the
+Articulated vehicles: the two units' outline at the present pivot angle (the world file's corner parameters, or the
 chassis outlines' bounding boxes), see vehicles/articulated.py.
 """
 

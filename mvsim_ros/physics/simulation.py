@@ -11,13 +11,18 @@ from mvsim_ros.physics.kinematic.actor_paths import ActorPath
 from mvsim_ros.physics.bodies import Box2DWorld, build_box2d_world
 from mvsim_ros.physics.command_limits import CommandLimits
 from mvsim_ros.physics.commands import VehicleCommands
-from mvsim_ros.physics.compiled_steps import DIVERGED, RAN, run_steps, step_workspace
-from mvsim_ros.physics.controllers import WheelControllers
+from mvsim_ros.physics.compiled_steps import (DIVERGED, RAN, compiled_steps_problem, run_steps, step_engine,
+                                              step_model)
+from mvsim_ros.physics.controllers import WheelControllers, pid_torque_law
 from mvsim_ros.physics.entity_state import checked_state, joined_set, place_rigidly
-from mvsim_ros.physics.friction_groups import apply_region_overrides, friction_groups, region_overrides
+from mvsim_ros.physics.friction.groups import apply_region_overrides, friction_groups, region_overrides
 from mvsim_ros.physics.kinematic.movers import KinematicMovers, actor_path, block_path
-from mvsim_ros.physics.step_phases import (advance_spin_angles, applied_torque, reference_point_state, solve_wheels)
-from mvsim_ros.physics.terrain import Terrain, body_angular_velocity, orientation_quaternions
+from mvsim_ros.physics.friction import FrictionInputs, solve_wheels
+from mvsim_ros.physics.state_views import SimulationViews, local_twist
+from mvsim_ros.physics.step_data import OdometryData, StartState, WheelMounts, step_workspace
+from mvsim_ros.physics.step_phases import (acceleration, advance_spin_angles, applied_torque, reference_point_state,
+                                           state_is_finite)
+from mvsim_ros.physics.terrain import Terrain
 from mvsim_ros.physics.terrain.contacts import add_body_gravity, wheel_frame_slopes
 from mvsim_ros.physics.vehicles.articulated import (Articulations, articulated_wheel_setpoints, articulation_targets,
                                                     integrate_articulated_odometry, pivot_motor_speeds)
@@ -26,8 +31,8 @@ from mvsim_ros.physics.vehicles.fleet import Drivetrains, Steering, wheel_setpoi
 from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocities, wheel_world_positions
 from mvsim_ros.world.specs import WorldSpec
 
-#: Wheel spin angles are wrapped into [-pi, pi) every this many steps (seed 001 wraps them past 1e4 rad; a
-#: wheel at 1,000 rad/s turns 5e3 rad in 1,000 steps of 5 ms).
+#: Wheel spin angles are wrapped into [-pi, pi) every this many steps (MVSim wraps them past 1e4 rad; a wheel at
+#: 1,000 rad/s turns 5e3 rad in 1,000 steps of 5 ms).
 PHI_WRAP_CHECK_STEPS = 1000
 
 
@@ -42,7 +47,7 @@ def check_simulated(world: WorldSpec) -> list[str]:
     return []
 
 
-class Simulation:
+class Simulation(SimulationViews):
     """Vehicles and blocks of a WorldSpec, advanced by `step()`.
 
     State after each step (arrays over vehicles, SI units, world frame unless said):
@@ -129,10 +134,16 @@ class Simulation:
         self._max_torque = np.where(self.controllers.pid, self.controllers.max_torque, np.inf)
         self._feedforward = self._feedforward_coefficients()
         self.terrain = Terrain(world, w, self._arm_x, self._arm_y, self.gravity)
+        #: The wheels' and steering's arrays as the kernels take them (step_data).
+        self._wheel_data = w.arrays(self._arm_x, self._arm_y, self._casters)
+        self._wheel_mounts = WheelMounts(w.body, self._arm_x, self._arm_y)
+        self._steering_data = self.steering.arrays()
+        self._pivot_data = self.articulations.arrays()
+        self._controller_data = self.controllers.arrays()
 
         #: Why step_many cannot compile this world's steps ("" when it can; see compiled_steps.py).
-        self.compiled_steps_unavailable = self._compiled_steps_problem()
-        self._compiled_arguments: tuple | None = None  # built at the first compiled step_many
+        self.compiled_steps_unavailable = compiled_steps_problem(self)
+        self._compiled: tuple | None = None  # (Engine, StepModel, StepWorkspace), built at the first compiled run
         self._read_bodies()
         self.terrain.seat(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers, 0.0)
         self.acceleration = np.zeros((n, 3))  # (ax, ay, alpha) of the reference point, world frame
@@ -143,6 +154,8 @@ class Simulation:
                                    dtype=float).reshape(n, 3)
         body_v = local_twist(self.body_pose, self.body_velocity)
         self.odom_twist = body_v[:n][:, [0, 2]].copy()
+        self._odometry_data = OdometryData(self._differential_odometry, self._left, self._right, self.odom_pose,
+                                           self.odom_twist, self.odom_scale)
         w.omega[:] = (body_v[w.body, 0] - body_v[w.body, 2] * w.y) / w.radius  # rolling at the start
 
     # -- inputs ---------------------------------------------------------------------------------------------
@@ -272,23 +285,21 @@ class Simulation:
     # -- the step -------------------------------------------------------------------------------------------
     def step(self) -> None:
         """Advance the world by one fixed time step dt."""
-        dt, w, veh = self.dt, self.wheels, self.wheels.vehicle
+        dt, w = self.dt, self.wheels
 
         # 1. Inputs: latest valid command per vehicle, watchdog applied.
         self.commands.apply_watchdog(self.time)
 
         # 2. Steering and controllers: wheel angles, then per-wheel ground-speed setpoints -> torque laws
         #    (const - slope * omega_new); drivetrains split one motor torque over their wheels.
-        commands, steer = self.commands, self.steering
+        commands = self.commands
         wanted, self._wheel_cos, self._wheel_sin, omega_cmd = wheel_setpoints(
-            commands.v, commands.omega, commands.steer, commands.steer_mode, commands.steer_rate, steer.vehicle,
-            steer.fl, steer.fr, steer.wheelbase, steer.track, steer.max_steer, steer.max_rate, steer.delta, veh,
-            w.x, w.y, w.yaw, dt)
+            commands.data, self._steering_data, w.vehicle, w.x, w.y, w.yaw, dt)
         if self.articulations.count:
             self._steer_articulations(wanted)
         if self._feedforward is not None and self.terrain.active:
             self._slope_feedforward()
-        torque_const, torque_slope = self.controllers.torque_law(wanted, w.omega, w.radius, dt)
+        torque_const, torque_slope = pid_torque_law(wanted, w.omega, w.radius, dt, self._controller_data)
         trains = self.drivetrains
         if trains.vehicle.size:
             torques = trains.wheel_torques(commands.v[trains.vehicle], self.odom_twist[trains.vehicle, 0], w.omega,
@@ -298,8 +309,8 @@ class Simulation:
 
         # 3. Wheel kinematics: contact-point velocity of each wheel in its own frame.
         yaw = self.body_pose[:, 2]
-        local_vx, local_vy = contact_velocities(yaw, self.body_velocity, w.body, w.x, w.y,
-                                                self._wheel_cos, self._wheel_sin)
+        local_vx, local_vy = contact_velocities(yaw, self.body_velocity, w.body, w.x, w.y, self._wheel_cos,
+                                                self._wheel_sin)
 
         # 4. Friction: one vectorised call per friction model -> ground force (wheel frame), new spin; on terrain
         #    the slope gravity of each wheel (from the last terrain phase) is turned into its steered frame first.
@@ -327,7 +338,7 @@ class Simulation:
 
         # 5. Forces onto bodies: one world-frame force and one torque about the centre of mass per body.
         world_fx, world_fy, torque_z = body_wrenches(force_lon, force_lat, self._wheel_cos, self._wheel_sin,
-                                                     self._arm_x, self._arm_y, w.body, yaw, w.force_x, w.force_y)
+                                                     self._wheel_mounts, yaw, w.force_x, w.force_y)
         if terrain.active:  # gravity along the ground, at each wheel (what the friction above holds back)
             add_body_gravity(world_fx, world_fy, torque_z, terrain.body_force, yaw)
         if self._any_ideal:  # kinematic control: no wheel forces, the body gets its velocity directly
@@ -344,22 +355,19 @@ class Simulation:
         # 7. Snapshot: body states once, wheel spin angles, odometry; refuse to carry NaN on.
         previous_velocity = self.velocity
         self._read_bodies()
-        self.acceleration = (self.velocity - previous_velocity) / dt
+        self.acceleration = acceleration(self.velocity, previous_velocity, dt)
         advance_spin_angles(w.phi, w.omega, dt)
-        integrate_differential_odometry(w.omega, w.radius, w.y, self._differential_odometry, self._left, self._right,
-                                        self.odom_pose, self.odom_twist, dt, self.odom_scale)
+        integrate_differential_odometry(w.omega, w.radius, w.y, self._odometry_data, dt)
         a = self.articulations
         if a.count:
             self._read_pivots()
-            integrate_articulated_odometry(w.omega, w.radius, w.y, a.rear_wheels, a.front_wheels, a.vehicle, a.gamma,
-                                           a.gamma_rate, a.front_length, a.rear_length, self.odom_pose,
-                                           self.odom_twist, dt, self.odom_scale)
+            integrate_articulated_odometry(w.omega, w.radius, w.y, self._pivot_data, self._odometry_data, dt)
         self.steps += 1
         self.time = self.steps * dt
         if terrain.active:  # the terrain under the new poses: z, pitch, roll, and the next step's slope loads
             terrain.follow(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers,
                            self.time, dt)
-        if not (math.isfinite(self.body_pose.sum()) and math.isfinite(w.omega.sum())):
+        if not state_is_finite(self.body_pose, w.omega):
             self._diverged()
         if self.steps % PHI_WRAP_CHECK_STEPS == 0:
             self._wrap_spin_angles()
@@ -400,8 +408,7 @@ class Simulation:
         speeds = pivot_motor_speeds(a.target, a.gamma, a.gain, rate)
         for joint, speed in zip(self.box2d.pivots, speeds.tolist()):
             joint.motorSpeed = speed
-        articulated_wheel_setpoints(commands.v[k], a.gamma, a.gamma_rate, a.front_length, a.rear_length,
-                                    a.rear_wheels, a.front_wheels, self.wheels.y, wanted)
+        articulated_wheel_setpoints(commands.v[k], self._pivot_data, self.wheels.y, wanted)
 
     def _slope_feedforward(self) -> None:
         """The PIDs' feed-forward torques [N m] for this step (MVSim's slope compensation): the torque that holds
@@ -432,13 +439,14 @@ class Simulation:
 
     def _solve_wheels(self, group, index, local_vx, local_vy, torque_const, torque_slope):
         """Friction model call for a group of wheels (index None: all wheels), honouring motor torque limits:
-        (F_x, F_y, omega_new, F_hold), see step_phases.solve_wheels."""
+        (F_x, F_y, omega_new, F_hold), see friction.solve_wheels_into."""
         w = self.wheels
-        arrays = (local_vx, local_vy, w.omega, torque_const, torque_slope, w.normal_force, self._slope_x,
-                  self._slope_y, w.radius, w.inertia_yy, w.mass, self._max_torque)
+        inputs = FrictionInputs(local_vx, local_vy, w.omega, torque_const, torque_slope, w.normal_force,
+                                self._slope_x, self._slope_y, w.radius, w.inertia_yy, w.mass)
+        limit = self._max_torque
         if index is not None:
-            arrays = tuple(a[index] for a in arrays)
-        return solve_wheels(group.code, *arrays, group.params, self.gravity, self.dt)  # params: the group's rows
+            inputs, limit = FrictionInputs(*(a[index] for a in inputs)), limit[index]
+        return solve_wheels(group.code, inputs, group.params, limit, self.gravity, self.dt)  # the group's params
 
     def _drive_ideal(self, omega_cmd: np.ndarray, wanted: np.ndarray, dt: float) -> None:
         """twist_ideal: the body follows the commanded twist exactly (kinematic control) and its wheels roll.
@@ -491,16 +499,22 @@ class Simulation:
 
     def run_compiled(self, count: int, runner, *extra) -> tuple[int, tuple]:
         """Up to `count` (>= 1) steps in one call of the compiled `runner`: run_steps, or a compiled function taking
-        run_steps' arguments plus `extra` that calls it and does more between steps (e.g. ros/compiled_streams.py
-        publishes), returning run_steps' results plus its own. Takes the results in as step_many does (and raises
-        as it does); returns (steps run, the runner's own results). Only when `compiled_steps_unavailable` is
-        empty."""
+        run_steps' arguments (count, steps, dt, wrap_every, start, engine, model, work) plus `extra` that calls it
+        and does more between steps (e.g. ros/publishing/compiled_streams.py publishes), returning run_steps'
+        (steps run, status) followed by its own results. The state the steps leave in the workspace is taken in as
+        step_many does (and raises as it does); returns (steps run, the runner's own results). Only when
+        `compiled_steps_unavailable` is empty."""
         w, n = self.wheels, self._n
-        if self._compiled_arguments is None:
-            self._compiled_arguments = self._compiled_argument_groups()
-        done, status, self.body_pose, self.body_velocity, self.acceleration, w.omega, w.torque, self._wheel_cos, \
-            self._wheel_sin, *more = runner(count, self.steps, self.dt, PHI_WRAP_CHECK_STEPS, w.omega, self.body_pose,
-                                            self.body_velocity, *self._compiled_arguments, *extra)
+        if self._compiled is None:
+            self._compiled = (step_engine(self), step_model(self),
+                              step_workspace(self._body_addresses.size, n, w.count))
+        engine, model, work = self._compiled
+        start = StartState(w.omega, self.body_pose, self.body_velocity)
+        done, status, *more = runner(count, self.steps, self.dt, PHI_WRAP_CHECK_STEPS, start, engine, model, work,
+                                     *extra)
+        self.body_pose, self.body_velocity = work.pose.copy(), work.velocity.copy()
+        self.acceleration, w.omega, w.torque = work.acceleration.copy(), work.spin.copy(), work.torque.copy()
+        self._wheel_cos, self._wheel_sin = work.wheel_cos.copy(), work.wheel_sin.copy()
         self.pose, self.velocity = self.body_pose[:n], self.body_velocity[:n]
         self.steps += done
         self.time = self.steps * self.dt
@@ -512,179 +526,10 @@ class Simulation:
             self._wrap_spin_angles()
         return done, tuple(more)
 
-    def _compiled_steps_problem(self) -> str:
-        """Why this world's step needs Python between steps (what compiled_steps.run_steps leaves out), or ""."""
-        if not box2d_native.AVAILABLE:
-            return box2d_native.UNAVAILABLE_REASON
-        groups = self._friction_groups
-        checks = [
-            (self.terrain.active, "terrain under the wheels"),
-            (self.movers.count > 0, "keyframe-animated blocks or actors"),
-            (self.articulations.count > 0, "articulated vehicles"),
-            (self.drivetrains.vehicle.size > 0, "ackermann_drivetrain vehicles"),
-            (self._any_ideal, "twist_ideal vehicles"),
-            (bool(self._region_overrides), "friction regions"),
-            (not (len(groups) == 1 and groups[0].all_wheels), "more than one friction model"),
-        ]
-        return ", ".join(why for needed, why in checks if needed)
-
-    def _compiled_argument_groups(self) -> tuple:
-        """run_steps' arguments after the per-call ones (count, ..., body_velocity): the Box2D world and bodies, the
-        arrays the phases read and write in place and the steps' workspace. Built once: none of these arrays is ever
-        replaced."""
-        c, st, w, ctl, group = self.commands, self.steering, self.wheels, self.controllers, self._friction_groups[0]
-        spec = self.spec
-        return (
-            box2d_native.address(self.box2d.world), spec.b2d_vel_iters, spec.b2d_pos_iters, self._body_addresses,
-            self.box2d.body_com_local, self._n,
-            (c.v, c.omega, c.steer, c.steer_mode, c.steer_rate, c.timeout, c.watched, c.last_command_time),
-            (st.vehicle, st.fl, st.fr, st.wheelbase, st.track, st.max_steer, st.max_rate, st.delta),
-            (w.vehicle, w.body, w.x, w.y, w.yaw, w.radius, w.phi, w.force_x, w.force_y, w.normal_force,
-             w.inertia_yy, w.mass, self._arm_x, self._arm_y, self._casters),
-            ctl.arrays(),
-            (group.code, group.params, self._slope_x, self._slope_y, self._max_torque, self.limits.max_spin,
-             self.gravity),
-            (self._differential_odometry, self._left, self._right, self.odom_pose, self.odom_twist, self.odom_scale),
-            step_workspace(self._body_addresses.size, self._n, w.count),
-        )
-
     def run(self, duration: float) -> None:
         """Step for `duration` seconds of simulated time (rounded to whole steps)."""
         for _ in range(int(round(duration / self.dt))):
             self.step()
-
-    # -- state access ---------------------------------------------------------------------------------------
-    def body_twist(self) -> np.ndarray:
-        """(vx, vy, omega) of each vehicle's reference point in its own frame [m/s, m/s, rad/s]."""
-        return local_twist(self.pose, self.velocity)
-
-    @property
-    def unit_pose(self) -> np.ndarray:
-        """(x, y, yaw) of the front unit of each articulated vehicle (origin at its axle) [m, m, rad]."""
-        return self.body_pose[self._n:]
-
-    # 3D: the terrain phase's arrays, live (updated in place after every step; copy to keep a snapshot).
-    @property
-    def body_z(self) -> np.ndarray:
-        """Height [m] of every body's origin (rows of body_pose), on the ground under its wheels."""
-        return self.terrain.z
-
-    @property
-    def body_pitch(self) -> np.ndarray:
-        """Pitch [rad] of every body (rows of body_pose): R = Rz(yaw) Ry(pitch) Rx(roll), > 0 nose down."""
-        return self.terrain.pitch
-
-    @property
-    def body_roll(self) -> np.ndarray:
-        """Roll [rad] of every body (rows of body_pose): > 0 lifts the left side."""
-        return self.terrain.roll
-
-    @property
-    def body_vz(self) -> np.ndarray:
-        """Vertical speed [m/s] of every body's origin over the last step."""
-        return self.terrain.vz
-
-    @property
-    def vehicle_z(self) -> np.ndarray:
-        """Height [m] of each vehicle's reference point (aligned with `pose`)."""
-        return self.terrain.z[:self._n]
-
-    @property
-    def vehicle_pitch(self) -> np.ndarray:
-        """Pitch [rad] of each vehicle (aligned with `pose`), > 0 nose down (REP-103)."""
-        return self.terrain.pitch[:self._n]
-
-    @property
-    def vehicle_roll(self) -> np.ndarray:
-        """Roll [rad] of each vehicle (aligned with `pose`), > 0 left side up (REP-103)."""
-        return self.terrain.roll[:self._n]
-
-    @property
-    def vehicle_vz(self) -> np.ndarray:
-        """Vertical speed [m/s] of each vehicle's reference point over the last step."""
-        return self.terrain.vz[:self._n]
-
-    def angular_velocity3(self, bodies: bool = False) -> np.ndarray:
-        """Angular velocity [rad/s] of each vehicle (every body when `bodies`) in its own 3D frame, what a gyroscope
-        on it reads: from the yaw rate and the pitch and roll rates over the last step."""
-        t, rows = self.terrain, slice(None) if bodies else slice(0, self._n)
-        return body_angular_velocity(self.body_velocity[rows, 2], t.pitch[rows], t.roll[rows], t.pitch_rate[rows],
-                                     t.roll_rate[rows])
-
-    @property
-    def body_pose3(self) -> np.ndarray:
-        """(x, y, z, yaw, pitch, roll) [m, rad] of every body (vehicles, then front units), a new array."""
-        t, pose = self.terrain, self.body_pose
-        return np.column_stack([pose[:, 0], pose[:, 1], t.z, pose[:, 2], t.pitch, t.roll])
-
-    @property
-    def pose3(self) -> np.ndarray:
-        """(x, y, z, yaw, pitch, roll) [m, rad] of each vehicle's reference point, a new array."""
-        return self.body_pose3[:self._n]
-
-    @property
-    def unit_pose3(self) -> np.ndarray:
-        """(x, y, z, yaw, pitch, roll) [m, rad] of each articulated vehicle's front unit, a new array."""
-        return self.body_pose3[self._n:]
-
-    def orientation(self, bodies: bool = False) -> np.ndarray:
-        """Unit quaternions (x, y, z, w) of each vehicle (or every body when `bodies`): Rz(yaw) Ry(pitch) Rx(roll)."""
-        t, yaw = self.terrain, self.body_pose[:, 2]
-        rows = slice(None) if bodies else slice(0, self._n)
-        return orientation_quaternions(yaw[rows], t.pitch[rows], t.roll[rows])
-
-    def ground_height(self, x, y, z_ref) -> np.ndarray:
-        """Ground height [m] under world points (x, y) [m] seen from height z_ref [m]: the highest surface there not
-        above z_ref, else 0 (MVSim's rule; arrays broadcast, see physics/terrain/surfaces.py)."""
-        return self.terrain.ground_height(x, y, z_ref)
-
-    @property
-    def wheel_ground_z(self) -> np.ndarray:
-        """Ground height [m] under each wheel's contact point at the last terrain phase (0 on flat worlds)."""
-        return self.terrain.wheel_ground
-
-    @property
-    def drive_torque(self) -> np.ndarray:
-        """Torque [N m] each wheel's drive delivered over the last step: the controller's motor torque plus the
-        torque that held the slope force at the contact patch (wheels.torque + wheels.hold_torque)."""
-        return self.wheels.torque + self.wheels.hold_torque
-
-    @property
-    def collision_now(self) -> np.ndarray:
-        """True for vehicles touching a wall, block or other vehicle now."""
-        return self.box2d.contacts.touching > 0
-
-    def take_collisions(self) -> np.ndarray:
-        """True for vehicles that touched something since the last call (or are touching now); resets."""
-        counter = self.box2d.contacts
-        hit = counter.since_reset | (counter.touching > 0)
-        counter.since_reset[:] = False
-        return hit
-
-    def block_poses(self) -> np.ndarray:
-        """(x, y, yaw) of each block [m, m, rad]."""
-        rows = [(*b.position, b.angle) for b in self.box2d.blocks]
-        return np.array(rows, dtype=float).reshape(-1, 3)
-
-    def block_poses3(self) -> np.ndarray:
-        """(x, y, z, yaw, pitch, roll) of each block [m, rad]: animated blocks exactly where their keyframes say;
-        the others at Box2D's planar pose with their initial pitch and roll, and z: static blocks (and those with
-        skip_elevation_adjust) keep their loaded z, blocks moved by Box2D stand on the terrain under them."""
-        out = self._block_pose3
-        if len(out):
-            out[:, [0, 1, 3]] = self.block_poses()
-            out[self._animated] = self.movers.poses[:len(self._animated)]
-        return out.copy()
-
-    @property
-    def actor_poses(self) -> np.ndarray:
-        """(x, y, z, yaw) of each actor [m, rad], where its path says at the current time."""
-        return self.movers.poses[len(self._animated):, [0, 1, 2, 3]]
-
-    @property
-    def animated_blocks(self) -> np.ndarray:
-        """Indices of the keyframe-animated blocks (into the world's block list)."""
-        return self._animated
 
     # -- internals ------------------------------------------------------------------------------------------
     def _read_bodies(self) -> None:
@@ -695,10 +540,3 @@ class Simulation:
                              for b in self._bodies], dtype=float).reshape(-1, 6)
         self.body_pose, self.body_velocity = reference_point_state(rows, self.box2d.body_com_local)
         self.pose, self.velocity = self.body_pose[:self._n], self.body_velocity[:self._n]
-
-
-def local_twist(pose: np.ndarray, velocity: np.ndarray) -> np.ndarray:
-    """(vx, vy, omega) in each body's own frame from world-frame velocities (N, 3) and poses (N, 3)."""
-    c, s = np.cos(pose[:, 2]), np.sin(pose[:, 2])
-    vx, vy = velocity[:, 0], velocity[:, 1]
-    return np.stack([c * vx + s * vy, -s * vx + c * vy, velocity[:, 2]], axis=1)

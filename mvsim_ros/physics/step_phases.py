@@ -1,15 +1,20 @@
 """Phase kernels of the step that `Simulation.step()` and the compiled multi-step loop (compiled_steps.py) share:
-the same compiled code on the same arrays, hence the same bits."""
+the same compiled code on the same arrays, hence the same bits. (The friction phase's driver is in friction/, the
+steering, controller, wheel and odometry phases' kernels with their data.)"""
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-from mvsim_ros.physics.friction import held_friction, held_friction_into
 from mvsim_ros.core.jit import kernel
 
+#: A kernel compiled into each of its callers (as well as on its own for calls from Python): a call would pass its
+#: groups of arrays by value, for every step or every row. Nopython mode, cached, IEEE-exact as `kernel`.
+inlined_kernel = njit(cache=True, nogil=True, inline="always")
 
-@kernel
+
+@inlined_kernel
 def stop_stale_commands(now, timeout, watched, last_command_time, v, omega):
     """Watchdog (phase 1): zero the speed v [m/s] and yaw rate omega [rad/s] of watched vehicles whose last command
     is more than `timeout` [s] older than `now` [s] and stop watching them (in place; timeout <= 0: off)."""
@@ -23,45 +28,30 @@ def stop_stale_commands(now, timeout, watched, last_command_time, v, omega):
 
 
 @kernel
-def solve_wheels(code, v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x, slope_y, radius,
-                 inertia_yy, wheel_mass, limit, params, gravity, dt):
-    """Friction (phase 4) for wheels sharing one model (`code`, friction.FRICTION_CODES), honouring the motor torque
-    limits `limit` [N m]: returns (F_x, F_y, omega_new, F_hold) as the model does.
-
-    The motor law tau = const - slope * omega_new is solved implicitly by the model; a wheel whose solved torque
-    exceeds its limit is solved again with the limit as a constant torque (the torque balance is monotonic in
-    omega_new, so that is the saturated solution).
-    """
-    f_x, f_y, omega_new, held = np.empty(v_x.size), np.empty(v_x.size), np.empty(v_x.size), np.empty(v_x.size)
-    solve_wheels_into(code, v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x, slope_y, radius,
-                      inertia_yy, wheel_mass, limit, params, gravity, dt, f_x, f_y, omega_new, held)
-    return f_x, f_y, omega_new, held
+def acceleration(velocity, previous, dt):
+    """(velocity - previous) / dt row by row for the rows of `previous` [m/s^2, m/s^2, rad/s^2]: each vehicle's
+    acceleration over a step of dt [s] (velocity may have more rows: the bodies after the vehicles)."""
+    out = np.empty(previous.shape)
+    acceleration_into(velocity, previous, dt, out)
+    return out
 
 
-@kernel
-def solve_wheels_into(code, v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x, slope_y, radius,
-                      inertia_yy, wheel_mass, limit, params, gravity, dt, f_x, f_y, omega_new, held):
-    """solve_wheels writing (F_x, F_y, omega_new, F_hold) into the given arrays, which must not be any of the inputs
-    (allocates only for the default model's saturated wheels and for the other models)."""
-    held_friction_into(code, v_x, v_y, omega, torque_const, torque_slope, normal_force, slope_x, slope_y, radius,
-                       inertia_yy, wheel_mass, params, gravity, dt, f_x, f_y, omega_new, held)
-    if not any_over_limit(torque_const, torque_slope, omega_new, limit):
-        return
-    over = over_limit(torque_const, torque_slope, omega_new, limit)
-    saturated = np.empty(over.size)
-    for j in range(over.size):
-        i = over[j]
-        saturated[j] = np.copysign(limit[i], torque_const[i] - torque_slope[i] * omega_new[i])
-    again = held_friction(code, v_x[over], v_y[over], omega[over], saturated, np.zeros(over.size),
-                          normal_force[over], slope_x[over], slope_y[over], radius[over], inertia_yy[over],
-                          wheel_mass[over], params[over], gravity, dt)
-    f_x[over] = again[0]
-    f_y[over] = again[1]
-    omega_new[over] = again[2]
-    held[over] = again[3]
+@inlined_kernel
+def acceleration_into(velocity, previous, dt, out):
+    """acceleration writing into `out` (no allocation)."""
+    for k in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            out[k, c] = (velocity[k, c] - previous[k, c]) / dt
 
 
-@kernel
+@inlined_kernel
+def state_is_finite(pose, spin):
+    """Whether the bodies' poses and the wheels' spin rates [rad/s] are all finite: NaN and infinities propagate into
+    their sums."""
+    return np.isfinite(pose.sum()) and np.isfinite(spin.sum())
+
+
+@inlined_kernel
 def advance_spin_angles(phi, omega, dt):
     """Wheel spin angles phi [rad] += omega [rad/s] * dt [s], in place."""
     for i in range(phi.size):
@@ -77,45 +67,12 @@ def applied_torque(const, slope, omega, limit, max_spin):
     return out
 
 
-@kernel
+@inlined_kernel
 def applied_torque_into(const, slope, omega, limit, max_spin, out):
     """applied_torque writing the torques [N m] into `out` (no allocation)."""
     for i in range(const.size):
         omega[i] = min(max(omega[i], -max_spin[i]), max_spin[i])
         out[i] = min(max(const[i] - slope[i] * omega[i], -limit[i]), limit[i])
-
-
-@kernel
-def torque_over_limit(const, slope, omega, limit):
-    """Whether one wheel's motor torque const - slope * omega exceeds +/- limit [N m]."""
-    return abs(const - slope * omega) > limit
-
-
-@kernel
-def any_over_limit(const, slope, omega, limit):
-    """Whether any wheel's motor torque exceeds its limit (over_limit, no allocation)."""
-    for i in range(const.size):
-        if torque_over_limit(const[i], slope[i], omega[i], limit[i]):
-            return True
-    return False
-
-
-@kernel
-def over_limit(const, slope, omega, limit):
-    """Indices of the wheels whose motor torque const - slope * omega exceeds +/- limit [N m]."""
-    count = 0
-    flags = np.zeros(const.size, dtype=np.bool_)
-    for i in range(const.size):
-        if torque_over_limit(const[i], slope[i], omega[i], limit[i]):
-            flags[i] = True
-            count += 1
-    out = np.empty(count, dtype=np.intp)
-    j = 0
-    for i in range(const.size):
-        if flags[i]:
-            out[j] = i
-            j += 1
-    return out
 
 
 @kernel
@@ -132,7 +89,7 @@ def reference_point_state(bodies, com_local):
     return pose, velocity
 
 
-@kernel
+@inlined_kernel
 def reference_point_state_into(bodies, com_local, pose, velocity):
     """reference_point_state writing (pose, velocity) rows into the given (N, 3) arrays (no allocation)."""
     for k in range(bodies.shape[0]):

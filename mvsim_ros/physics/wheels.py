@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.step_data import ContactVelocity, WheelData, WheelForces, Wrenches
+from mvsim_ros.physics.step_phases import inlined_kernel
 from mvsim_ros.world.specs import VehicleSpec
 
 
@@ -41,6 +43,12 @@ class WheelArrays:
     force_y: np.ndarray
     body: np.ndarray
     hold_torque: np.ndarray
+
+    def arrays(self, arm_x: np.ndarray, arm_y: np.ndarray, casters: np.ndarray) -> WheelData:
+        """The constants and in-place state as the kernels take them (the same arrays), with each wheel's position
+        relative to its body's centre of mass arm_x, arm_y [m] and the caster wheels' indices."""
+        return WheelData(self.vehicle, self.body, self.x, self.y, self.yaw, self.radius, self.inertia_yy, self.mass,
+                         self.normal_force, self.phi, self.force_x, self.force_y, arm_x, arm_y, casters)
 
     @property
     def count(self) -> int:
@@ -86,26 +94,25 @@ class WheelArrays:
 
 
 @kernel
-def contact_velocities(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin):
-    """Velocity of each wheel's contact point in the wheel's own frame [m/s] (physics seed 001, section 1).
+def contact_velocities(yaw, velocity, body, x, y, wheel_cos, wheel_sin):
+    """Velocity of each wheel's contact point in the wheel's own frame [m/s] (MVSim docs, wheel kinematics).
 
-    yaw[b] [rad] and velocity[b] = (vx, vy, omega) of each body's reference point (world frame);
-    vehicle[w] (the carrying body), x[w], y[w]: each wheel's body and position in the body frame;
-    wheel_cos/sin: of its yaw.
-    The wheel centre moves at v_ref + omega x r_w; rotating by -yaw gives the vehicle frame, then by the
-    wheel's mounting angle its own frame. Returns (v_x, v_y).
+    yaw[b] [rad] and velocity[b] = (vx, vy, omega) of each body's reference point (world frame); body[w]: each
+    wheel's carrying body, x[w], y[w]: its position in the body frame [m]; wheel_cos/sin: of each wheel's yaw.
+    The wheel centre moves at v_ref + omega x r_w; rotating by -yaw gives the body frame, then by the wheel's
+    mounting angle its own frame. Returns (v_x, v_y).
     """
-    v_x = np.empty(vehicle.size)
-    v_y = np.empty(vehicle.size)
-    contact_velocities_into(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin, v_x, v_y)
-    return v_x, v_y
+    out = ContactVelocity(np.empty(body.size), np.empty(body.size))
+    contact_velocities_into(yaw, velocity, body, x, y, wheel_cos, wheel_sin, out)
+    return out.v_x, out.v_y
 
 
-@kernel
-def contact_velocities_into(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin, v_x, v_y):
-    """contact_velocities writing (v_x, v_y) [m/s] into the given arrays (no allocation: the compiled steps)."""
-    for i in range(vehicle.size):
-        k = vehicle[i]
+@inlined_kernel
+def contact_velocities_into(yaw, velocity, body, x, y, wheel_cos, wheel_sin, out):
+    """contact_velocities writing into `out` (step_data.ContactVelocity; no allocation: the compiled steps)."""
+    v_x, v_y = out.v_x, out.v_y
+    for i in range(body.size):
+        k = body[i]
         c, s = np.cos(yaw[k]), np.sin(yaw[k])
         omega = velocity[k, 2]
         body_vx = c * velocity[k, 0] + s * velocity[k, 1] - omega * y[i]
@@ -115,32 +122,33 @@ def contact_velocities_into(yaw, velocity, vehicle, x, y, wheel_cos, wheel_sin, 
 
 
 @kernel
-def body_wrenches(force_lon, force_lat, wheel_cos, wheel_sin, arm_x, arm_y, vehicle, yaw, force_x, force_y):
-    """Sum wheel ground forces into one world-frame force and one torque per vehicle body.
+def body_wrenches(force_lon, force_lat, wheel_cos, wheel_sin, mounts, yaw, force_x, force_y):
+    """Sum wheel ground forces into one world-frame force and one torque per body.
 
-    force_lon/lat[w]: ground force in the wheel frame [N]; arm_x/y[w]: wheel position relative to the body's
-    centre of mass, vehicle frame [m]; yaw[v] [rad]. Writes each wheel's force in the vehicle frame into
-    force_x/force_y [N] and returns (Fx_world[v], Fy_world[v], torque_z[v]) [N, N, N m] about the centre of mass.
+    force_lon/lat[w]: ground force in the wheel frame [N]; wheel_cos/sin: of each wheel's yaw; mounts:
+    step_data.WheelMounts (each wheel's body and its position relative to the body's centre of mass [m]); yaw[b]
+    [rad]. Writes each wheel's force in its body's frame into force_x/force_y [N] and returns (Fx_world, Fy_world,
+    torque_z) [N, N, N m] about each body's centre of mass, world frame.
     """
-    world_fx = np.empty(yaw.size)
-    world_fy = np.empty(yaw.size)
-    torque_z = np.empty(yaw.size)
-    body_wrenches_into(force_lon, force_lat, wheel_cos, wheel_sin, arm_x, arm_y, vehicle, yaw, force_x, force_y,
-                       world_fx, world_fy, torque_z)
-    return world_fx, world_fy, torque_z
+    out = Wrenches(np.empty(yaw.size), np.empty(yaw.size), np.empty(yaw.size))
+    body_wrenches_into(force_lon, force_lat, wheel_cos, wheel_sin, mounts, yaw, WheelForces(force_x, force_y), out)
+    return out.fx, out.fy, out.torque_z
 
 
-@kernel
-def body_wrenches_into(force_lon, force_lat, wheel_cos, wheel_sin, arm_x, arm_y, vehicle, yaw, force_x, force_y,
-                       world_fx, world_fy, torque_z):
-    """body_wrenches writing (Fx_world, Fy_world, torque_z) [N, N, N m] into the given arrays (no allocation)."""
+@inlined_kernel
+def body_wrenches_into(force_lon, force_lat, wheel_cos, wheel_sin, mounts, yaw, wheel_forces, out):
+    """body_wrenches writing each wheel's force into `wheel_forces` (step_data.WheelForces) and the body wrenches
+    into `out` (step_data.Wrenches); no allocation."""
+    world_fx, world_fy, torque_z = out.fx, out.fy, out.torque_z
+    body, arm_x, arm_y = mounts.body, mounts.arm_x, mounts.arm_y
+    force_x, force_y = wheel_forces.force_x, wheel_forces.force_y
     count = yaw.size
-    for k in range(count):  # first the sums in the vehicle frame, rotated into the world frame below
+    for k in range(count):  # first the sums in the body frame, rotated into the world frame below
         world_fx[k] = 0.0
         world_fy[k] = 0.0
         torque_z[k] = 0.0
-    for i in range(vehicle.size):
-        k = vehicle[i]
+    for i in range(body.size):
+        k = body[i]
         f_x = wheel_cos[i] * force_lon[i] - wheel_sin[i] * force_lat[i]
         f_y = wheel_sin[i] * force_lon[i] + wheel_cos[i] * force_lat[i]
         force_x[i] = f_x

@@ -1,36 +1,70 @@
-"""Sensors measured without ROS (for the viewer's runner): each sensor samples when due on the simulated clock,
-exactly as the node's scan and image publishers decide, and keeps its output in its `latest` for the viewer.
+"""The one place sensors are measured: each sensor samples when due on the simulated clock, keeps its output in its
+`latest` (what the viewer shows) and hands it to whoever publishes or records it (`Measured`).
 
 2D lidars ray cast in Box2D, or with `raytrace_3d` render a GL scene of the world; cameras and 3D lidars render
-it. The scene is built once and updated once per call when something rendered is due. Without an OpenGL context
-the runner warns once: raytrace_3d lidars ray cast in 2D instead (as the node does) and cameras and 3D lidars are
-not measured.
+it; IMUs and GNSS receivers read the host's motion (the due IMUs in one compiled call). The scene is built once and
+updated once per instant when something rendered is due. Without an OpenGL context the runner warns once:
+raytrace_3d lidars ray cast in 2D instead, and cameras and 3D lidars are not measured.
+
+A front end may measure some 2D lidars itself (the compiled fast path measures them inside the steps): it names
+them with `hand_over`; they leave `next_due()`, and are measured here only when still due (a scan handed back).
 """
 
 from __future__ import annotations
 
 import logging
+import math
+from dataclasses import dataclass, field
 from typing import Callable
 
-from mvsim_ros.sensors.gl_context import GlUnavailable
-from mvsim_ros.sensors.suite import host_pose3
+import numpy as np
 
-LOG = logging.getLogger("mvsim_ros.viewer")
+from mvsim_ros.sensors.gl_context import GlUnavailable
+from mvsim_ros.sensors.imu import ImuReading, imu_readings
+from mvsim_ros.sensors.suite import host_motion, host_pose3
+
+LOG = logging.getLogger("mvsim_ros.runtime")
+
+
+@dataclass
+class Measured:
+    """What was measured at one instant: (index in the runner's list, reading) per sensor kind.
+
+    scans: 2D lidar ranges [m] (+inf: no return); clouds: 3D lidar ranges [m] as Lidar3D.scan returns them;
+    frames: camera frames (CameraFrame); imus: ImuReading; fixes: GnssFix.
+    """
+
+    time: float
+    scans: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    imus: list[tuple[int, ImuReading]] = field(default_factory=list)
+    fixes: list[tuple[int, object]] = field(default_factory=list)
+    clouds: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    frames: list[tuple[int, object]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.scans or self.imus or self.fixes or self.clouds or self.frames)
 
 
 class SensorRunner:
-    """Runs the sensors of `sensors` (a sensors.suite.Sensors, or None: nothing to run) on Simulation `sim`.
+    """Measures the sensors of `sensors` (a sensors.suite.Sensors, or None: nothing to measure) on Simulation `sim`.
 
     warn: where warnings go (no OpenGL context, visual models drawn as stand-ins); default: the
-    "mvsim_ros.viewer" logger.
+    "mvsim_ros.runtime" logger. on_measured: called with each non-empty Measured (e.g. publishers).
     """
 
-    def __init__(self, sim, sensors, warn: Callable[[str], None] | None = None):
+    def __init__(self, sim, sensors, warn: Callable[[str], None] | None = None,
+                 on_measured: Callable[[Measured], None] | None = None):
         self.sim = sim
         self.warn = warn or LOG.warning
+        self.on_measured = on_measured
         self.lidars = list(sensors.lidars) if sensors is not None else []
+        self.imus = list(sensors.imus) if sensors is not None else []
+        self.gnss = list(sensors.gnss) if sensors is not None else []
         self.cameras = list(sensors.cameras) if sensors is not None else []
         self.lidars3d = list(sensors.lidars3d) if sensors is not None else []
+        self._imu_offsets = np.array([[s.spec.pose.x, s.spec.pose.y] for s in self.imus], dtype=float).reshape(-1, 2)
+        self._imu_mounts = np.array([s.mount for s in self.imus], dtype=float).reshape(-1, 3, 3)
+        self._handed_over: set[int] = set()
         #: The GL scene of the rendered sensors (None when there are none or no OpenGL context).
         self.scene = None
         gpu = [lidar for lidar in self.lidars if lidar.raytrace_3d]
@@ -46,27 +80,72 @@ class SensorRunner:
                     lidar.raytrace_3d = False
                 self.cameras, self.lidars3d = [], []
 
-    def run_due(self) -> None:
-        """Measure with every sensor due at the simulation's current time (call after each step)."""
+    def hand_over(self, lidars) -> None:
+        """2D lidars that a front end measures itself while they are due (see the module docstring)."""
+        self._handed_over = {id(lidar) for lidar in lidars}
+
+    def schedules(self) -> list:
+        """The sample schedules (core.schedule.Periodic) of the sensors measured here, handed-over lidars left out."""
+        lidars = [lidar for lidar in self.lidars if id(lidar) not in self._handed_over]
+        return [s.schedule for s in [*lidars, *self.imus, *self.gnss, *self.lidars3d, *self.cameras]]
+
+    def next_due(self) -> float:
+        """Simulated time [s] at which a sensor measured here is next due (math.inf: never)."""
+        return min((s.next_time for s in self.schedules() if s.period is not None), default=math.inf)
+
+    def serve_due(self) -> None:
+        """Measure with every sensor due now, and hand what was measured to `on_measured`."""
+        measured = self.run_due()
+        if measured and self.on_measured is not None:
+            self.on_measured(measured)
+
+    def run_due(self) -> Measured:
+        """Measure with every sensor due at the simulation's current time (call after each step, or at each
+        instant something is due) and return what was measured, in the order lidars, IMUs, GNSS receivers, 3D
+        lidars, cameras."""
         sim = self.sim
         now = sim.time
+        out = Measured(now)
         updated = False
-        for lidar in self.lidars:
+        for index, lidar in enumerate(self.lidars):
             if lidar.due(now):
                 if lidar.raytrace_3d and self.scene is not None:
                     if not updated:
                         self.scene.update(sim)
                         updated = True
-                    lidar.render_scan(self.scene, host_pose3(sim, lidar.vehicle))
+                    ranges = lidar.render_scan(self.scene, host_pose3(sim, lidar.vehicle))
                 else:
-                    lidar.scan(sim.box2d.world, host_pose3(sim, lidar.vehicle))
-        lidars3d = [lidar for lidar in self.lidars3d if lidar.due(now)]
-        cameras = [cam for cam in self.cameras if cam.due(now)]
-        if not lidars3d and not cameras:
-            return
-        if not updated:
-            self.scene.update(sim)
-        for lidar in lidars3d:
-            lidar.scan(self.scene, host_pose3(sim, lidar.vehicle))
-        for cam in cameras:
-            cam.capture(self.scene, host_pose3(sim, cam.vehicle))
+                    ranges = lidar.scan(sim.box2d.world, host_pose3(sim, lidar.vehicle))
+                out.scans.append((index, ranges))
+        due_imus = [i for i, imu in enumerate(self.imus) if imu.due(now)]
+        if due_imus:
+            out.imus = list(zip(due_imus, self._read_imus(due_imus)))
+        for index, gnss in enumerate(self.gnss):
+            if gnss.due(now):
+                out.fixes.append((index, gnss.read(host_pose3(sim, gnss.vehicle))))
+        lidars3d = [i for i, lidar in enumerate(self.lidars3d) if lidar.due(now)]
+        cameras = [i for i, cam in enumerate(self.cameras) if cam.due(now)]
+        if lidars3d or cameras:
+            if not updated:
+                self.scene.update(sim)
+            for index in lidars3d:
+                lidar = self.lidars3d[index]
+                out.clouds.append((index, lidar.scan(self.scene, host_pose3(sim, lidar.vehicle))))
+            for index in cameras:
+                cam = self.cameras[index]
+                out.frames.append((index, cam.capture(self.scene, host_pose3(sim, cam.vehicle))))
+        return out
+
+    def _read_imus(self, due: list[int]) -> list[ImuReading]:
+        """The readings of the IMUs at indices `due` (their noise-free parts in one compiled call, then each one's
+        noise, in index order)."""
+        sim, imus = self.sim, [self.imus[i] for i in due]
+        motion = [host_motion(sim, imu.vehicle) for imu in imus]
+        gyro, accel, frames = imu_readings(np.array([host_pose3(sim, imu.vehicle) for imu in imus]),
+                                           np.array([m[1] for m in motion], dtype=float),
+                                           np.array([m[2] for m in motion], dtype=float), self._imu_offsets[due],
+                                           self._imu_mounts[due], imus[0].gravity)
+        readings = [imu.finish(gyro[j], accel[j], frames[j]) for j, imu in enumerate(imus)]
+        for imu, reading in zip(imus, readings):
+            imu.latest = reading
+        return readings

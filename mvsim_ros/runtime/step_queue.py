@@ -1,10 +1,11 @@
 """Stepping a paused simulation on request: a queue of step jobs that the node's loop timer works through.
 
-A StepSimulation call or a SimulateSteps goal adds a job and awaits its future; the node's timer, while the
-simulation is paused, runs the jobs' steps (each one a normal step: physics, logs, publications) for up to a
-tick's worth of wall time, then hands the executor back so that other callbacks (commands, other services,
-cancel requests) keep being served. A job's future resolves to a JobOutcome once its last step is done, or when
-it is cancelled or aborted.
+A front end adds a job (the ROS node: for a StepSimulation call or a SimulateSteps goal, and awaits its future);
+the runtime Runner, while the simulation is paused, runs the jobs' steps (each one a normal step: physics, logs,
+publications) for up to one turn's worth of wall time, then returns so that the front end serves other work
+(commands, other services, cancel requests). A job's future resolves to a JobOutcome once its last step is done,
+or when it is cancelled or aborted. The future is any object with `done()`, `set_result()` and `result()`: a
+`concurrent.futures.Future` by default, or one the front end's event loop can await (rclpy's `Future`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable
 
-from rclpy.task import Future
+from concurrent.futures import Future
 
 
 class JobEnd(Enum):
@@ -36,16 +37,17 @@ class JobOutcome:
 
 
 class StepJob:
-    """`steps` steps to run; `progress(completed, remaining)` is called after each tick's share of them and at the
-    end; `cancel_requested()` is asked before each step."""
+    """`steps` steps to run; `progress(completed, remaining)` is called after each turn's share of them and at the
+    end; `cancel_requested()` is asked before each step; `future` receives the JobOutcome (a new
+    concurrent.futures.Future when None)."""
 
     def __init__(self, steps: int, progress: Callable[[int, int], None] | None = None,
-                 cancel_requested: Callable[[], bool] | None = None):
+                 cancel_requested: Callable[[], bool] | None = None, future=None):
         self.steps = int(steps)
         self.completed = 0
         self.progress = progress
         self.cancel_requested = cancel_requested
-        self.future: Future = Future()
+        self.future = future if future is not None else Future()
 
     def finish(self, end: JobEnd, message: str = "") -> None:
         """Resolve the future (once)."""
@@ -62,7 +64,7 @@ class StepQueue:
     def __len__(self) -> int:
         return len(self._jobs)
 
-    def add(self, job: StepJob) -> Future:
+    def add(self, job: StepJob):
         """Queue `job`; returns its future (a JobOutcome). A job of zero steps is done at once."""
         if job.steps <= 0:
             job.finish(JobEnd.DONE)

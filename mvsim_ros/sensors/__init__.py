@@ -1,1 +1,1 @@
-"""Sensors: readings computed from the simulation state (no ROS). This version: the 2D lidar ("laser")."""
+"""Sensors: readings computed from the simulation state (no ROS): 2D and 3D lidars, cameras, IMU, GNSS."""

@@ -28,9 +28,8 @@ import numpy as np
 from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.scene import SKY_COLOR, Scene
-from mvsim_ros.world.elements.sensors import sensor_node, sensor_values
+from mvsim_ros.world.elements.sensors import sensor_values
 from mvsim_ros.world.specs import Pose3, SensorSpec
-from mvsim_ros.world.xml.values import fail
 
 #: Optical frame relative to an X-forward body: yaw -90 deg, pitch 0, roll -90 deg.
 BODY_TO_OPTICAL = Pose3(yaw=-math.pi / 2, roll=-math.pi / 2).rotation()
@@ -59,12 +58,8 @@ class Intrinsics:
         `<clip_prefix>clip_max` (clip_prefix defaults to prefix) of a camera's parameters."""
         v = sensor_values(spec)
         clip = prefix if clip_prefix is None else clip_prefix
-        out = cls(v[prefix + "ncols"], v[prefix + "nrows"], v[prefix + "cx"], v[prefix + "cy"], v[prefix + "fx"],
-                  v[prefix + "fy"], v[clip + "clip_min"], v[clip + "clip_max"])
-        if out.ncols < 1 or out.nrows < 1 or out.fx <= 0 or out.fy <= 0 or not 0 < out.clip_min < out.clip_max:
-            raise fail(sensor_node(spec), f"sensor '{spec.name}': needs {prefix}ncols, {prefix}nrows >= 1, "
-                                          f"{prefix}fx, {prefix}fy > 0 and 0 < {clip}clip_min < {clip}clip_max")
-        return out
+        return cls(v[prefix + "ncols"], v[prefix + "nrows"], v[prefix + "cx"], v[prefix + "cy"], v[prefix + "fx"],
+                   v[prefix + "fy"], v[clip + "clip_min"], v[clip + "clip_max"])
 
     def k(self) -> np.ndarray:
         """The 3x3 camera matrix."""
@@ -154,8 +149,6 @@ class Camera:
         self.rng = rng
         values = sensor_values(spec)
         self.period = values["sensor_period"]
-        if self.period <= 0:
-            raise fail(sensor_node(spec), f"sensor '{spec.name}': sensor_period must be > 0")
         self.schedule = Periodic(self.period)
         body = pose3_matrix(spec.pose)
         if spec.kind == "rgbd_camera":

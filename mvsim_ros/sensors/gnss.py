@@ -18,9 +18,8 @@ import numpy as np
 
 from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.core.schedule import Periodic
-from mvsim_ros.world.elements.sensors import sensor_node, sensor_values
+from mvsim_ros.world.elements.sensors import sensor_values
 from mvsim_ros.world.specs import SensorSpec
-from mvsim_ros.world.xml.values import fail
 
 WGS84_A = 6378137.0  #: semi-major axis [m]
 WGS84_F = 1.0 / 298.257223563  #: flattening
@@ -104,8 +103,6 @@ class Gnss:
         self.rng = rng
         values = sensor_values(spec)
         self.period = values["sensor_period"]
-        if self.period <= 0:
-            raise fail(sensor_node(spec), f"sensor '{spec.name}': sensor_period must be > 0")
         self.horizontal_noise = values["horizontal_std_noise"]
         self.vertical_noise = values["vertical_std_noise"]
         self.schedule = Periodic(self.period)

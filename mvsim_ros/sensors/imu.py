@@ -29,9 +29,8 @@ import numpy as np
 from mvsim_ros.core.jit import kernel
 from mvsim_ros.sensors.host_placement import pose6
 from mvsim_ros.core.schedule import Periodic
-from mvsim_ros.world.elements.sensors import sensor_node, sensor_values
+from mvsim_ros.world.elements.sensors import sensor_values
 from mvsim_ros.world.specs import SensorSpec
-from mvsim_ros.world.xml.values import fail
 
 
 @dataclass
@@ -59,8 +58,6 @@ class Imu:
         self.rng = rng
         values = sensor_values(spec)
         self.period = values["sensor_period"]
-        if self.period <= 0:
-            raise fail(sensor_node(spec), f"sensor '{spec.name}': sensor_period must be > 0")
         self.gyro_noise = values["angular_velocity_white_noise_std_noise"]
         self.accel_noise = values["linear_acceleration_white_noise_std_noise"]
         self.gyro_walk = values["angular_velocity_random_walk_std_noise"]

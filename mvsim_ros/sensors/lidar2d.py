@@ -36,9 +36,8 @@ from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.bodies import BodyTag
 from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix, matrix_pose6, pose6
-from mvsim_ros.world.elements.sensors import sensor_node, sensor_values
+from mvsim_ros.world.elements.sensors import sensor_values
 from mvsim_ros.world.specs import SensorSpec, WorldSpec
-from mvsim_ros.world.xml.values import fail
 
 
 @dataclass
@@ -65,11 +64,6 @@ class LidarParams:
                      range_noise=v["range_std_noise"], angle_noise=v["angle_std_noise_deg"],
                      bodies_visible=v["bodies_visible"], period=v["sensor_period"], raytrace_3d=v["raytrace_3d"],
                      ignore_parent_body=v["ignore_parent_body"])
-        if params.rays < 2 or not 0 < params.fov <= 2 * math.pi or params.range_max <= params.range_min:
-            raise fail(sensor_node(spec), f"sensor '{spec.name}': needs nrays >= 2, 0 < fov_degrees <= 360, "
-                                          "max_range > range_min")
-        if params.period <= 0:
-            raise fail(sensor_node(spec), f"sensor '{spec.name}': sensor_period must be > 0")
         return params
 
     @property

@@ -14,7 +14,8 @@ rendered unless `ignore_parent_body` is true. With generate_intensity (MVSim's d
 the grey level (ITU-R BT.601 luma, 0..1) of the rendered colour at the beam's nearest pixel; else 1.
 
 Names and defaults: world/params/sensor_tables.py (sensor.lidar3d). Presets (tag `<model>`, not in MVSim;
-explicit tags override them): VLP-16, OS1-64, Helios-32 (PRESETS). The sensor frame is `<pose_3d>` on the
+explicit tags override them): VLP-16, OS1-64, Helios-32 (world/elements/sensor_checks.py LIDAR3D_PRESETS, resolved
+at load). The sensor frame is `<pose_3d>` on the
 vehicle: x forward, z up.
 """
 
@@ -29,32 +30,8 @@ from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.camera import BODY_TO_OPTICAL, Intrinsics, pose3_matrix, render
 from mvsim_ros.sensors.lidar2d import vehicles_hidden
 from mvsim_ros.sensors.scene import Scene
-from mvsim_ros.world.elements.sensors import LIDAR3D_MIN_FACE_PX, sensor_node, sensor_values
+from mvsim_ros.world.elements.sensors import LIDAR3D_MIN_FACE_PX, sensor_values
 from mvsim_ros.world.specs import SensorSpec
-from mvsim_ros.world.xml.values import fail
-
-_PRESET_KEYS = ("vert_fov_degrees", "vert_nrays", "horz_nrays", "min_range", "max_range", "range_std_noise")
-#: name -> (vert_fov_degrees [deg], vert_nrays, horz_nrays, min_range [m], max_range [m], range_std_noise [m])
-PRESETS = {
-    "vlp-16": (30.0, 16, 1800, 0.5, 100.0, 0.01),
-    "os1-64": (45.0, 64, 1024, 0.5, 120.0, 0.025),
-    "helios-32": (31.0, 32, 1800, 0.3, 150.0, 0.01),
-}
-
-
-def lidar3d_values(spec: SensorSpec) -> dict:
-    """The lidar's parameters (sensor.lidar3d, SI units), its `<model>` preset filling the ones not given."""
-    values = dict(sensor_values(spec))
-    given = getattr(spec.params, "given", set(spec.params))
-    model = str(values.get("model") or "").strip().lower().replace("_", "-")
-    if model and model not in PRESETS:
-        raise fail(sensor_node(spec), f"sensor '{spec.name}': unknown lidar3d model '{model}' "
-                                      f"(known: {', '.join(PRESETS)})")
-    if model:
-        for key, value in zip(_PRESET_KEYS, PRESETS[model]):
-            if key not in given:
-                values[key] = math.radians(value) if key == "vert_fov_degrees" else value
-    return values
 
 
 def _rz(angle: float) -> np.ndarray:
@@ -70,7 +47,7 @@ class Lidar3D:
         self.spec = spec
         self.vehicle = vehicle
         self.rng = rng
-        v = lidar3d_values(spec)
+        v = sensor_values(spec)
         self.vert_fov = v["vert_fov_degrees"]
         self.rings, self.columns = v["vert_nrays"], v["horz_nrays"]
         self.range_min, self.range_max = v["min_range"], v["max_range"]
@@ -81,13 +58,6 @@ class Lidar3D:
         self.generate_intensity = v["generate_intensity"]
         self._grey = self._intensity = None
         angles = v["vertical_ray_angles"]
-        if self.period <= 0:
-            raise fail(sensor_node(spec), f"sensor '{spec.name}': sensor_period must be > 0")
-        if (self.rings < 1 or self.columns < 1 or not 0 <= self.vert_fov < math.radians(170)
-                or not 0 <= self.range_min < self.range_max or (angles and len(angles) != self.rings)):
-            raise fail(sensor_node(spec), f"sensor '{spec.name}': needs vert_nrays, horz_nrays >= 1, "
-                                          "0 <= vert_fov_degrees < 170, 0 <= min_range < max_range and "
-                                          "vert_nrays vertical_ray_angles (when given)")
         self.schedule = Periodic(self.period)
         if angles:
             self.elevations = np.array(sorted(angles), dtype=float)

@@ -123,7 +123,7 @@ def wall_pieces(length: float, bottom: float, height: float,
 
 
 def vertical_plane_mesh(plane) -> np.ndarray:
-    """A `vertical_plane` element (world/elements.py VerticalPlaneSpec) in world coordinates: boxes of its
+    """A `vertical_plane` element (world/specs/terrain.py VerticalPlaneSpec) in world coordinates: boxes of its
     thickness along (x0, y0)-(x1, y1), from z up `height`, with its doors and windows cut out."""
     length = plane.length
     dx, dy = (plane.x1 - plane.x0) / length, (plane.y1 - plane.y0) / length

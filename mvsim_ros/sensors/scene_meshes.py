@@ -24,8 +24,7 @@ import numpy as np
 from mvsim_ros.physics.polygons import merge_occupied_cells
 from mvsim_ros.sensors.meshes import (actor_placeholder_mesh, bump_mesh, double_sided_rectangle, parse_rgb, prism,
                                       ramp_mesh, vertical_plane_mesh)
-from mvsim_ros.world.elements.elements import ElevationMapSpec, HorizontalPlaneSpec, VerticalPlaneSpec
-from mvsim_ros.world.specs import Pose3, WorldSpec
+from mvsim_ros.world.specs import ElevationMapSpec, HorizontalPlaneSpec, Pose3, VerticalPlaneSpec, WorldSpec
 from mvsim_ros.world.files.visual_models import posed_model, unavailable_remote_model
 
 #: Height of occupancy-grid walls [m].

@@ -1,4 +1,4 @@
-"""The sensors that this version simulates, built from their specs: those on vehicles and the world-level ones.
+"""The simulated sensors, built from their specs: those on vehicles and the world-level ones.
 
 Every sensor has a host: the index of the vehicle it rides on, or WORLD_HOST for a `<sensor>` placed directly
 under `<mvsim_world>`. The world is a fixed, motionless frame (`map`), so a world sensor's pose is absolute. Code

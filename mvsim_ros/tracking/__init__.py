@@ -1,6 +1,6 @@
-"""Seed 002's trajectory generator and tracker, its bicycle-model controllers and the single-track models they are
-designed on, without ROS (the nodes are in mvsim_ros/ros/: tracker_node, kinematic_controller_node,
-dynamic_controller_node; the comparison with the simulated car in mvsim_ros/compare).
+"""Trajectory generator and tracker, the bicycle-model controllers of an Ackermann car and the single-track models
+they are designed on, without ROS (the nodes are in mvsim_ros/tracking/nodes/: tracker_node,
+kinematic_controller_node, dynamic_controller_node; the comparison with the simulated car in mvsim_ros/compare).
 
     shapes                 the five reference shapes (closed-form position, velocity, acceleration)
     point_p                the point-P reference and output transformations
@@ -13,7 +13,7 @@ dynamic_controller_node; the comparison with the simulated car in mvsim_ros/comp
     vehicle_parameters     single-track parameters of a world's Ackermann vehicle
     single_track           kinematic and linear-tyre dynamic single-track models (simulation)
     plants, closed_loop    the simulated car or a model under the tracker and a controller
-    seed_car               the seed's car world (worlds/seed002_car.world.xml) by surface
+    seed_car               the 1/10-scale racecar's world (worlds/seed002_car.world.xml) by surface
 """
 
 from mvsim_ros.tracking.bicycle import BicycleParameters, kinematic_yaw_rate

@@ -1,6 +1,6 @@
 """Parameters of the single-track (bicycle) model and its steady-state cornering, in closed form.
 
-Notation (seed 002, 5.4): mass M [kg]; a, b [m]: centre of gravity to the front and rear axle (wheelbase
+Notation: mass M [kg]; a, b [m]: centre of gravity to the front and rear axle (wheelbase
 L = a + b); C_f, C_r [N/rad]: cornering stiffness of the front and rear axle (lateral force per radian of slip
 angle, both tyres of the axle together); I_z [kg m^2]: yaw inertia about the centre of gravity.
 

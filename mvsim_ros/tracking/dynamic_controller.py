@@ -1,8 +1,8 @@
-"""Seed 002's dynamic controller: linearization of the dynamic bicycle model (described, unused in the seed).
+"""Dynamic controller: feedback linearization of the linear-tyre dynamic bicycle model.
 
 The point P is at epsilon [m] from the centre of gravity along the velocity, whose direction is yaw + side slip,
 psi + beta. With V the speed of the centre of gravity and omega = d(beta + psi)/dt the turn rate of its
-velocity, P moves with dP/dt = R(beta + psi) [V, epsilon omega], hence (seed 002, 5.4.4)
+velocity, P moves with dP/dt = R(beta + psi) [V, epsilon omega], hence
 
     [V, omega] = [[cos(beta + psi), sin(beta + psi)], [-sin(beta + psi) / epsilon, cos(beta + psi) / epsilon]]
                  [V_Px, V_Py]
@@ -13,9 +13,9 @@ and alpha_r = -beta + b r / V (r = dpsi/dt), then gives the steering angle that 
     delta = M V / C_f omega + (C_f + C_r) / C_f beta - (b C_r - a C_f) / C_f r / V
 
 beta is the measured side-slip angle at the centre of gravity, atan2(v_y, v_x) of its body-frame velocity (the
-seed writes atan(Vp_y / Vp_x); the model needs the vehicle's side slip, so that is what is used). The vehicle's
+model needs the vehicle's own side slip, not the direction atan(Vp_y / Vp_x) of P's desired velocity). The vehicle's
 speed command is the longitudinal one, u = V cos(beta) (the same all along the body). V may be near 0 at a
-start: the r / V term divides by max(|V|, min_speed) (0: the seed's formula, non-finite at V = 0).
+start: the r / V term divides by max(|V|, min_speed) (0: the plain formula, non-finite at V = 0).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class DynamicCommand(NamedTuple):
 
 def dynamic_linearization(vpx: float, vpy: float, psi: float, psi_dot: float, beta: float,
                           params: BicycleParameters, epsilon: float, min_speed: float = 0.0) -> DynamicCommand:
-    """The seed's formulas (module docstring) without steering limit: desired velocity of P (vpx, vpy) [m/s],
+    """The formulas of the module docstring without steering limit: desired velocity of P (vpx, vpy) [m/s],
     yaw psi [rad], yaw rate psi_dot [rad/s], side slip beta [rad], epsilon [m] > 0."""
     angle = beta + psi
     if not math.isfinite(angle):

@@ -1,4 +1,4 @@
-"""Seed 002's kinematic controller: exact feedback linearization of the kinematic bicycle model.
+"""Kinematic controller: exact feedback linearization of the kinematic bicycle model.
 
 The kinematic bicycle with its reference point in the middle of the rear axle, driving speed V [m/s], steering
 angle phi [rad], wheelbase l [m] moves as dx/dt = V cos(theta), dy/dt = V sin(theta),
@@ -7,12 +7,12 @@ then moves with
 
     dP/dt = [[cos theta, -epsilon sin theta], [sin theta, epsilon cos theta]] [V, dtheta/dt],
 
-which is invertible for epsilon > 0: any desired velocity (V_Px, V_Py) of P is obtained with (seed 002, 5.5.4)
+which is invertible for epsilon > 0: any desired velocity (V_Px, V_Py) of P is obtained with
 
     V   = V_Px cos(theta) + V_Py sin(theta)
     phi = atan( l / epsilon * (V_Py cos(theta) - V_Px sin(theta)) / (V_Px cos(theta) + V_Py sin(theta)) )
 
-and the yaw rate the seed also computes, omega = V tan(phi) / l [rad/s] (not sent: AckermannDrive has no field
+and the yaw rate omega = V tan(phi) / l [rad/s] (not sent: AckermannDrive has no field
 for it). Where V = 0 the formula divides by zero: phi is then 0 when P's desired velocity is 0 too (a stop),
 else +-pi/2 (the limit of atan), before the steering limit.
 """
@@ -38,7 +38,7 @@ class KinematicCommand(NamedTuple):
 def kinematic_linearization(vpx: float, vpy: float, theta: float, wheelbase: float,
                             epsilon: float) -> tuple[float, float]:
     """(V [m/s], phi [rad]) from the desired velocity of P (vpx, vpy) [m/s], the yaw theta [rad], the wheelbase
-    l [m] and epsilon [m] (the seed's formula; no steering limit). Non-finite inputs give non-finite outputs."""
+    l [m] and epsilon [m] (no steering limit). Non-finite inputs give non-finite outputs."""
     if not math.isfinite(theta):
         return math.nan, math.nan
     c, s = math.cos(theta), math.sin(theta)

@@ -1,4 +1,4 @@
-"""Seed 002's tracking PIDs: one per coordinate of P, identical gains, with the reference velocity as feed-forward.
+"""Tracking PIDs: one per coordinate of P, identical gains, with the reference velocity as feed-forward.
 
 For each axis (x shown):
 
@@ -6,7 +6,7 @@ For each axis (x shown):
     e_int(t) = e_int(t - 1) + e dt            (Riemann sum),
     e_der(t) = (e(t) - e(t - 1)) / dt         (finite difference; 0 at the first update).
 
-Seed defaults (its empirical tuning): Kp = 5, Ki = Kd = 0, feed-forward on.
+Defaults (an empirical tuning): Kp = 5, Ki = Kd = 0, feed-forward on.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mvsim_ros.tracking.values import non_negative
 
-#: Seed 002's tuned gains (section 5.6.4).
+#: Default gains: P with feed-forward (Kp = 5 [1/s], Ki = Kd = 0).
 SEED_KP, SEED_KI, SEED_KD, SEED_FEED_FORWARD = 5.0, 0.0, 0.0, True
 
 

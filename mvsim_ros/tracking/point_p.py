@@ -1,4 +1,4 @@
-"""Seed 002's point-P transformations: the tracker controls a point P at distance PL ahead of the vehicle.
+"""Point-P transformations: the tracker controls a point P at distance PL ahead of the vehicle.
 
 Output transformation (the measured P): x_P = x + PL cos(theta), y_P = y + PL sin(theta), with (x, y) the
 vehicle's point the linearization is written for (the middle of the rear axle for the kinematic bicycle, the
@@ -15,7 +15,7 @@ Reference transformation (the setpoint of P), two ways:
   With this reference and dP_ref/dt as feed-forward, the P error obeys de/dt = -Kp e exactly under the exact
   linearization, and the vehicle's point converges onto the reference (the vehicle trails P as a towed trailer
   does, which is stable going forward).
-- "vehicle" (the seed as written): theta_ref is the vehicle's own yaw, so P_ref - P = r_ref - (x, y): the error is
+- "vehicle": theta_ref is the vehicle's own yaw, so P_ref - P = r_ref - (x, y): the error is
   the vehicle point's own, while the feed-forward is the generator's velocity dr_ref/dt. On a curve this leaves a
   steady error of about PL * (turn rate) / Kp (1 cm for PL = 0.1 m, 0.5 rad/s, Kp = 5).
 Where the reference stands still its direction is undefined: the last defined one is kept (`fallback`).

@@ -1,4 +1,4 @@
-"""The seed's car world (worlds/seed002_car.world.xml) loaded with its variables set: surface, chassis outline
+"""The 1/10-scale racecar's world (worlds/seed002_car.world.xml) loaded with its variables set: surface, chassis outline
 (which moves the centre of gravity) and time step."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from mvsim_ros.world.elements.vehicles import PACEJKA_SURFACES
 SEED_CAR_WORLD = Path(__file__).resolve().parents[2] / "worlds" / "seed002_car.world.xml"
 #: Its vehicle's name.
 SEED_CAR_NAME = "racecar"
-#: Surfaces of seed 002's Pacejka table.
+#: Surfaces with Pacejka tyre coefficients (dry, wet, snow, ice).
 SURFACES = tuple(PACEJKA_SURFACES)
 _ROOT_TAG = '<mvsim_world version="1.0">'
 
@@ -35,7 +35,7 @@ def seed_car_world_path() -> Path:
 
 def seed_car_world(surface: str = "dry", chassis: tuple[float, float] | None = None,
                    timestep: float | None = None, path: Path | None = None) -> WorldSpec:
-    """The seed's car world on `surface` (dry, wet, snow, ice); `chassis` = (rear x, front x) [m] of the chassis
+    """The racecar's world on `surface` (dry, wet, snow, ice); `chassis` = (rear x, front x) [m] of the chassis
     outline (None: the file's); `timestep` [s] (None: the file's)."""
     if surface not in SURFACES:
         raise ValueError(f"unknown surface {surface!r}; valid: {', '.join(SURFACES)}")

@@ -1,4 +1,4 @@
-"""Seed 002's five reference shapes ("Trajectory Generator"): closed-form position, velocity and acceleration.
+"""The trajectory generator's five reference shapes: closed-form position, velocity and acceleration.
 
 Every shape starts at the origin at t = 0 (the car's start), time t in seconds since the trajectory started:
 
@@ -8,9 +8,9 @@ Every shape starts at the origin at t = 0 (the car's start), time t in seconds s
     figure eight   x = a sin(W t)              y = a sin(W t) cos(W t)      a: amplitude [m], W [rad/s]
     cycloid        x = r t - d sin t           y = d - d cos t              r: rolling radius [m], d < r [m]
 
-The velocities are the seed's analytic ones (for the feed-forward); the accelerations are their derivatives
+The velocities are analytic (for the feed-forward); the accelerations are their derivatives
 (for the point-P reference, which needs the reference's heading rate). The cycloid's t is the rolling angle
-[rad] at 1 rad/s, as in the seed. All methods take a float or a numpy array of times and return (x, y) pairs of
+[rad] at 1 rad/s. All methods take a float or a numpy array of times and return (x, y) pairs of
 the same shape.
 """
 
@@ -31,7 +31,7 @@ ArrayLike = Union[float, np.ndarray]
 class Shape:
     """A reference trajectory r(t) = (x(t), y(t)) [m] starting at the origin; see the module docstring."""
 
-    #: Name used by the tracker's `trajectory_type` parameter, and the seed's code for it (0..4).
+    #: Name used by the tracker's `trajectory_type` parameter, and its numeric code (0..4).
     name: ClassVar[str] = ""
     code: ClassVar[int] = -1
 
@@ -197,7 +197,7 @@ class Cycloid(Shape):
 
 
 class RampedShape(Shape):
-    """A shape started smoothly (not in the seed): the same path, run on the warped time
+    """A shape started smoothly: the same path, run on the warped time
     s(t) = t - tau (1 - exp(-t / tau)), so the reference starts at rest and reaches the shape's own speed after a
     few tau [s] (trailing it by tau in time from then on). velocity = v(s) ds/dt, acceleration = a(s) (ds/dt)^2 +
     v(s) d2s/dt2. tau = ramp_time > 0."""
@@ -236,7 +236,7 @@ class RampedShape(Shape):
         return {**self.base.parameters(), "ramp_time": self.ramp_time}
 
 
-#: The shapes by name, in the seed's order (trajectory_type 0..4).
+#: The shapes by name, in the order of their codes (trajectory_type 0..4).
 SHAPES: dict[str, type[Shape]] = {cls.name: cls for cls in (Line, Parabola, Circle, FigureEight, Cycloid)}
 #: Other spellings accepted for the shape names.
 SHAPE_ALIASES = {"linear": "line", "parabolic": "parabola", "circular": "circle", "eight": "figure_eight",
@@ -244,7 +244,7 @@ SHAPE_ALIASES = {"linear": "line", "parabolic": "parabola", "circular": "circle"
 
 
 def shape_name(kind: str | int) -> str:
-    """The canonical name of a shape given by name, alias or the seed's code 0..4 (ValueError otherwise)."""
+    """The canonical name of a shape given by name, alias or code 0..4 (ValueError otherwise)."""
     if isinstance(kind, bool):
         raise ValueError(f"unknown trajectory type {kind!r}")
     if isinstance(kind, (int, np.integer)) or (isinstance(kind, str) and kind.strip().isdigit()):
@@ -252,7 +252,7 @@ def shape_name(kind: str | int) -> str:
         for cls in SHAPES.values():
             if cls.code == code:
                 return cls.name
-        raise ValueError(f"unknown trajectory type {code}: the seed's codes are 0 (line), 1 (parabola), 2 (circle), "
+        raise ValueError(f"unknown trajectory type {code}: the codes are 0 (line), 1 (parabola), 2 (circle), "
                          "3 (figure eight), 4 (cycloid)")
     if isinstance(kind, str):
         key = kind.strip().lower().replace("-", "_").replace(" ", "_")
@@ -263,7 +263,7 @@ def shape_name(kind: str | int) -> str:
 
 
 def make_shape(kind: str | int, ramp_time: float = 0.0, **params: float) -> Shape:
-    """A shape by name or seed code with its parameters (the dataclass fields of its class), started smoothly over
+    """A shape by name or code with its parameters (the dataclass fields of its class), started smoothly over
     ramp_time [s] when > 0 (RampedShape); ValueError for an unknown shape, an unknown parameter or a bad value."""
     if _finite("ramp_time", ramp_time) < 0:
         raise ValueError(f"ramp_time must be >= 0, got {ramp_time:g}")

@@ -1,8 +1,8 @@
-"""Seed 002's trajectory tracker: generator + point-P transformations + the two PIDs, without ROS.
+"""Trajectory tracker: generator + point-P transformations + the two PIDs, without ROS.
 
 Each `update(now, x, y, yaw)` (vehicle point and yaw [m, m, rad] at time `now` [s]) gives the desired velocity
 of P, (v_Px, v_Py) [m/s] in the world frame, for the bicycle-model controllers. The trajectory runs from the
-moment it is started (`start`, the seed's `active` flag); while stopped the command is (0, 0). The shape is placed
+moment it is started (`start`; the node's `active` parameter); while stopped the command is (0, 0). The shape is placed
 at `origin` (x0, y0, yaw0) [m, m, rad]: by default the world origin, or the vehicle's pose when started with
 `anchor=True` (the shape then starts where the vehicle stands, along its heading).
 """
@@ -49,7 +49,7 @@ class TrackerOutput:
 class TrajectoryTracker:
     """Generator, point-P transformations and PIDs (see the module docstring).
 
-    shape: the reference; gains: PidGains (seed defaults); pl_distance: PL [m] >= 0, the distance from the
+    shape: the reference; gains: PidGains (None: the defaults); pl_distance: PL [m] >= 0, the distance from the
     vehicle point to P (the controller's epsilon); reference_heading: "trajectory" or "vehicle" (point_p.py).
     """
 

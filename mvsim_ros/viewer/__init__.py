@@ -1,1 +1,1 @@
-"""Live 3D viewer of the simulation in a web browser (issue 13)."""
+"""Live 3D viewer of the simulation in a web browser."""

@@ -19,7 +19,7 @@ from mvsim_ros.physics.footprint import towed_vehicles
 from mvsim_ros.sensors.meshes import parse_rgb
 from mvsim_ros.sensors.scene_meshes import SceneMeshes
 from mvsim_ros.sensors.suite import is_world
-from mvsim_ros.world.elements.elements import GuiOptions
+from mvsim_ros.world.specs import GuiOptions
 
 #: Colour of the wheels (MVSim's default wheel colour, dark grey); world files do not set it here.
 WHEEL_COLOR = "#323232"

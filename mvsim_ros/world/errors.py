@@ -1,4 +1,4 @@
-"""The single error type raised for any problem in a world file."""
+"""The single error type raised for any problem in a world file, and the one-line form of a message."""
 
 from __future__ import annotations
 
@@ -20,3 +20,8 @@ class WorldFileError(Exception):
         if tag:
             where += f": <{tag}>"
         super().__init__(f"{where}: {message}")
+
+
+def one_line(text: object) -> str:
+    """`text` as one line: every run of whitespace (newlines included) becomes one space."""
+    return " ".join(str(text).split())

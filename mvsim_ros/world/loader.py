@@ -16,24 +16,26 @@ import numpy as np
 
 from mvsim_ros.world.elements.actors import build_actor
 from mvsim_ros.world.elements.blocks import build_block
-from mvsim_ros.world.xml.budget import LoadBudget, budget_scope, stack_headroom
-from mvsim_ros.world.elements.elevation import place_on_surfaces
-from mvsim_ros.world.elements.elements import (ELEMENT_CLASSES, parse_element, parse_georeference, parse_gui,
-                                               parse_lights, parse_marker, parse_walls)
-from mvsim_ros.world.errors import WorldFileError
+from mvsim_ros.world.elements.ground_placement import place_on_surfaces
 from mvsim_ros.world.elements.joints import parse_joint
-from mvsim_ros.world.xml.limits import DEFAULT_LIMITS, LoadLimits
-from mvsim_ros.world.files.occupancy import OCCUPANCY_CLASS, parse_occupancy_grid
-from mvsim_ros.world.xml.preprocess import DEFERRED_VARIABLES, Preprocessor, load_file_tree
+from mvsim_ros.world.elements.scenery.element_classes import ELEMENT_CLASSES, parse_element
+from mvsim_ros.world.elements.scenery.markers import parse_marker
+from mvsim_ros.world.elements.scenery.occupancy_grid import OCCUPANCY_CLASS, parse_occupancy_grid
+from mvsim_ros.world.elements.scenery.walls import parse_walls
 from mvsim_ros.world.elements.sensors import parse_sensor, unnamed_sensor_name
-from mvsim_ros.world.spawn_catalog import SpawnCatalog
-from mvsim_ros.world.xml.param_reading import read_params
-from mvsim_ros.world.params.world_tables import WORLD, WORLD_CLASS_DEF
-from mvsim_ros.world.specs import SourceRef, WorldSpec
-from mvsim_ros.world.xml.values import fail
-from mvsim_ros.world.elements.world_params import DEFAULT_TIMESTEP_S, apply_world_params
 from mvsim_ros.world.elements.vehicles import build_vehicle, shown_name, topic_name_problem
+from mvsim_ros.world.elements.world_options import parse_georeference, parse_gui, parse_lights
+from mvsim_ros.world.elements.world_params import DEFAULT_TIMESTEP_S, apply_world_params
+from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.files.visual_models import parse_visual, unavailable_remote_model
+from mvsim_ros.world.params.world_tables import WORLD, WORLD_CLASS_DEF
+from mvsim_ros.world.spawn_catalog import SpawnCatalog
+from mvsim_ros.world.specs import SourceRef, WorldSpec
+from mvsim_ros.world.xml.budget import LoadBudget, budget_scope, stack_headroom
+from mvsim_ros.world.xml.limits import DEFAULT_LIMITS, LoadLimits
+from mvsim_ros.world.xml.param_reading import read_params
+from mvsim_ros.world.xml.preprocess import DEFERRED_VARIABLES, Preprocessor, load_file_tree
+from mvsim_ros.world.xml.values import fail
 from mvsim_ros.world.xml.xml_tree import XmlNode, parse_xml_bytes
 
 

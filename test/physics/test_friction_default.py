@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mvsim_ros.physics.friction.default import default_friction
+from mvsim_ros.physics.friction import wheel_forces
 
 G = 9.81
 DT = 0.01
@@ -20,7 +20,8 @@ def call(v_x=0.0, v_y=0.0, omega=0.0, torque=0.0, fz=50.0, r=0.1, m=1.0, mu=0.8,
         np.atleast_1d(np.asarray(a, dtype=float))
         for a in (v_x, v_y, omega, torque, slope, fz, grade_x, grade_y, r, inertia, m)]
     params = np.array([[mu, c_damp, c_rr]], dtype=float)
-    fx, fy, w = default_friction(v_x, v_y, omega, torque, slope, fz, grade_x, grade_y, r, inertia, m, params, G, DT)
+    fx, fy, w, _ = wheel_forces("default", v_x, v_y, omega, torque, slope, fz, grade_x, grade_y, r, inertia, m,
+                                params, G, DT)
     return float(fx[0]), float(fy[0]), float(w[0])
 
 
@@ -140,7 +141,7 @@ def test_zero_slope_gives_the_flat_ground_model():
             rng.uniform(0, 3, n), rng.uniform(0, 500, n)]
     consts = [np.full(n, 0.1), np.full(n, 0.005), np.full(n, 1.0), np.tile([0.8, 0.1, 0.02], (n, 1)), G, DT]
     zero = np.zeros(n)
-    flat = default_friction(*args, zero, zero, *consts)
+    flat = wheel_forces("default", *args, zero, zero, *consts)[:3]
     # The slope terms reduce to "- 0.0" and "- clamp(0, ...)" (bit for bit); the flat model by hand, in numpy
     # (whose tanh may differ from libm's in the last bit):
     fz, mu, c_d, c_rr = args[5], 0.8, 0.1, 0.02

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import robot_world_xml
 from mvsim_ros.physics import Simulation
-from mvsim_ros.physics.friction import FRICTION_MODELS
+from mvsim_ros.physics.friction import FRICTION_MODELS, wheel_forces
 from mvsim_ros.physics.friction.pacejka import magic_formula
 from mvsim_ros.world import WorldFileError, load_world_string
 from mvsim_ros.world.elements.vehicles import FRICTION_CLASSES, PACEJKA_SURFACES
@@ -24,13 +24,13 @@ LOAD = FZ + M * G  # N = m_wp g: the chassis share plus the wheel's own weight
 def call(model, v_x=0.0, v_y=0.0, omega=0.0, torque=0.0, torque_slope=0.0, fz=FZ, grade_x=0.0, grade_y=0.0,
          r=R, m=M, dt=DT, **params):
     """One wheel through a model; params override FRICTION_CLASSES defaults. Returns (F_x, F_y, omega_new)."""
-    function, names = FRICTION_MODELS[model]
+    names = FRICTION_MODELS[model].param_names
     values = {**FRICTION_CLASSES[model], **params}
     inertia = 0.5 * m * r * r
     arrays = [np.array([float(a)]) for a in (v_x, v_y, omega, torque, torque_slope, fz, grade_x, grade_y, r,
                                              inertia, m)]
     row = np.array([[values[name] for name in names]], dtype=float)
-    fx, fy, w = function(*arrays, row, G, dt)
+    fx, fy, w, _ = wheel_forces(model, *arrays, row, G, dt)
     return float(fx[0]), float(fy[0]), float(w[0])
 
 

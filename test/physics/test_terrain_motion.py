@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.bench.physics import make_simulation
+from mvsim_ros.bench.vehicles import make_simulation
 from mvsim_ros.physics.terrain import body_angular_velocity, gravity_in_body, orientation_quaternions, rotation_matrices
 from mvsim_ros.physics.world_edit import with_entity
 from mvsim_ros.core.rotations import ypr_quaternion

@@ -12,7 +12,7 @@ from mvsim_ros.physics.terrain.surfaces import reachable_blocks
 from mvsim_ros.sensors.scene_meshes import SceneMeshes, terrain_mesh
 from mvsim_ros.world import load_world_string
 from mvsim_ros.world.elements.block_geometry import surface_height
-from mvsim_ros.world.elements.elevation import highest_surface_below
+from mvsim_ros.world.elements.ground_placement import highest_surface_below
 
 ROBOT = """
   <vehicle name="r1"><dynamics class="differential_4_wheels">

@@ -28,7 +28,7 @@ from conftest import DEMO_WORLD, REPO
 from mvsim_ros.world import WorldFileError, load_world, load_world_string
 from mvsim_ros.world.xml.budget import EXPRESSION_CHARS_PER_LOOP_ELEMENT, LoadBudget, budget_scope
 from mvsim_ros.world.xml.limits import DEFAULT_LIMITS, LoadLimits
-from mvsim_ros.world.files.occupancy_formats import mrpt_gridmap_bytes
+from mvsim_ros.world.files.occupancy.mrpt_gridmap import mrpt_gridmap_bytes
 from mvsim_ros.world.files.resources import resolve_uri
 
 MAX_SECONDS = 2.0

@@ -1,4 +1,4 @@
-"""2D lidar scans measured and published from inside the compiled steps (ros/compiled_scans.py), read over real
+"""2D lidar scans measured and published from inside the compiled steps (runtime/fast_path/scans.py), read over real
 DDS: a wall at a known distance reads that distance, beams beyond range_max read +inf, and while the robot drives
 a curve every scan equals the one the Python path (Lidar2D.scan) measures from the same pose, at the stamps of
 the ground truth."""

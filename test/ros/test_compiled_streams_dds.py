@@ -1,10 +1,10 @@
-"""/clock and the vehicle streams sent from inside the compiled steps (ros/compiled_streams.py), read over real DDS:
-every /clock on the 10 ms grid, in order, next to none missing, odometry on the 20 ms grid, and the numbers a
-driving robot must show (ground truth advancing at the commanded speed, odometry and TF agreeing with it).
-
-The node publishes a timer tick's worth of messages at once (at 10x real time, 10 ms of wall time is 10 /clock
-messages), and its reliable keep-last-10 writers drop for a reader that falls that far behind (DDS semantics):
-a loaded machine may lose the odd message, so gaps are allowed to be rare, never backwards or duplicated."""
+"""/clock and the vehicle streams sent from inside the compiled steps (runtime/fast_path/streams.py), read over real
+DDS: every /clock on the 10 ms grid, in order, next to none missing, odometry on the 20 ms grid, and the numbers a
+driving robot must show (ground truth advancing at the commanded speed, odometry and TF agreeing with it). The node
+publishes a timer tick's worth of messages at once (at 10x real time, 10 ms of wall time is 10 /clock messages), and
+its reliable keep-last-10 writers drop for a reader that falls that far behind (DDS semantics): a loaded machine may
+lose the odd message, so gaps are allowed to be rare, never backwards or duplicated.
+"""
 
 from __future__ import annotations
 

@@ -145,7 +145,9 @@ def test_images_over_dds(write_world, wall_image):
 
 def test_no_gl_means_a_warning_and_no_cameras(write_world, wall_image, monkeypatch):
     from mvsim_ros.ros.publishing.image_publisher import ImagePublisher
+    from mvsim_ros.runtime.sensor_runner import SensorRunner
     from mvsim_ros.sensors import gl_context as gl
+    from mvsim_ros.sensors.suite import Sensors
 
     camera, _scene, sim = setup(write_world, wall_image, CAMERA)
     monkeypatch.setattr(gl, "_CONTEXT", None)
@@ -156,9 +158,10 @@ def test_no_gl_means_a_warning_and_no_cameras(write_world, wall_image, monkeypat
         def get_logger(self):
             return type("Logger", (), {"warning": staticmethod(warnings.append)})()
 
-    images = ImagePublisher(FakeNode(), sim, None, [camera], ["r1/"])
+    runner = SensorRunner(sim, Sensors(cameras=[camera]), warn=FakeNode().get_logger().warning)
+    images = ImagePublisher(FakeNode(), runner, ["r1/"])
     assert images.cameras == [] and "not simulated" in warnings[0] and "no-such-backend" in warnings[0]
-    images.publish_due()  # nothing to do, no error
+    images.publish(runner.run_due())  # nothing to do, no error
     assert images.static_transforms() == {}
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from mvsim_ros.sensors.meshes import bump_mesh, ramp_mesh
-from mvsim_ros.world.elements.block_geometry import Geometry, surface_height
+from mvsim_ros.world.elements.block_geometry import surface_height
+from mvsim_ros.world.specs import Geometry
 
 
 def top_height(mesh: np.ndarray, u: float, v: float) -> float | None:

@@ -9,6 +9,7 @@ import pytest
 from conftest import robot_world_xml
 from gl_support import needs_gl
 from mvsim_ros.physics import Simulation
+from mvsim_ros.runtime.sensor_runner import SensorRunner
 from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.world import load_world
@@ -139,10 +140,11 @@ def test_no_gl_falls_back_to_2d_with_a_warning(write_world, wall_image, monkeypa
             return type("Pub", (), {"publish": staticmethod(published.append)})()
 
     published = []
-    scans = scan_publisher.ScanPublisher(FakeNode(), sim, sensors.lidars, ["r1/"], world=world)
+    runner = SensorRunner(sim, sensors, warn=FakeNode().get_logger().warning)
+    scans = scan_publisher.ScanPublisher(FakeNode(), runner, ["r1/"])
     assert scans.scene is None and not sensors.lidars[0].raytrace_3d
     assert "raytrace_3d" in warnings[0] and "2D" in warnings[0]
-    scans.publish_due()
+    scans.publish(runner.run_due())
     assert published and published[0].ranges[90] == pytest.approx(3.0, abs=0.01)
     assert math.isinf(published[0].ranges[0])
 
@@ -167,10 +169,11 @@ def test_scan_publisher_uses_the_gpu_and_shares_its_scene(write_world, wall_imag
         def create_publisher(self, *args):
             return type("Pub", (), {"publish": staticmethod(published.append)})()
 
-    scans = ScanPublisher(FakeNode(), sim, sensors.lidars, ["r1/"], world=world)
+    runner = SensorRunner(sim, sensors, warn=print)
+    scans = ScanPublisher(FakeNode(), runner, ["r1/"])
     assert scans.scene is not None and sensors.lidars[0].raytrace_3d
-    images = ImagePublisher(FakeNode(), sim, world, [], ["r1/"], scene=scans.scene)
+    images = ImagePublisher(FakeNode(), runner, ["r1/"])
     assert images.scene is scans.scene
     sensors.lidars[0].scan = None  # the Box2D path is not used
-    scans.publish_due()
+    scans.publish(runner.run_due())
     assert len(published) == 1 and published[0].ranges[90] == pytest.approx(1.5, abs=0.01)

@@ -106,6 +106,7 @@ BOX = ('<block name="box"><static>true</static><color>#ff0000</color><zmin>0</zm
 def test_points_published_in_process_at_the_camera_period(write_world, wall_image):
     from mvsim_ros.physics import Simulation
     from mvsim_ros.ros.publishing.image_publisher import ImagePublisher
+    from mvsim_ros.runtime.sensor_runner import SensorRunner
     from mvsim_ros.sensors.suite import build_sensors
     from mvsim_ros.world import load_world
 
@@ -122,12 +123,13 @@ def test_points_published_in_process_at_the_camera_period(write_world, wall_imag
         def create_publisher(self, _type, topic, _qos):
             return type("Pub", (), {"publish": staticmethod(sent.setdefault(topic, []).append)})()
 
-    images = ImagePublisher(FakeNode(), sim, world, build_sensors(world).cameras, ["r1/"])
+    runner = SensorRunner(sim, build_sensors(world), warn=print)
+    images = ImagePublisher(FakeNode(), runner, ["r1/"])
     assert {"r1/rgbd1_points", "r1/rgbd1_depth/image_raw", "r1/rgbd1_rgb/image_raw"} <= set(sent)
-    images.publish_due()
+    images.publish(runner.run_due())
     for _ in range(int(0.3 / world.timestep) + 1):
         sim.step()
-        images.publish_due()
+        images.publish(runner.run_due())
     clouds = sent["r1/rgbd1_points"]
     assert len(clouds) == 2 == len(sent["r1/rgbd1_depth/image_raw"])  # t = 0 and t = 0.2
     msg = clouds[-1]

@@ -13,8 +13,7 @@ from mvsim_ros.physics import Simulation
 from mvsim_ros.sensors.camera import Intrinsics, render
 from mvsim_ros.sensors.scene import Scene, terrain_mesh
 from mvsim_ros.world import load_world
-from mvsim_ros.world.elements.elements import ElevationMapSpec
-from mvsim_ros.world.specs import SourceRef, WorldSpec
+from mvsim_ros.world.specs import ElevationMapSpec, SourceRef, WorldSpec
 
 pytestmark = needs_gl
 

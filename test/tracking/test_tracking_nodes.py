@@ -117,7 +117,7 @@ def test_dynamic_controller_reads_its_model_from_the_seed_world(context):
     ("dynamic_controller_node", ["-p", "world_file:=/nonexistent.world.xml"], "world file not found"),
 ])
 def test_a_bad_parameter_at_start_is_one_line_and_exit_status_2(module, args, text):
-    result = subprocess.run([sys.executable, "-m", f"mvsim_ros.ros.{module}", "--ros-args", *args],
+    result = subprocess.run([sys.executable, "-m", f"mvsim_ros.tracking.nodes.{module}", "--ros-args", *args],
                             capture_output=True, text=True, timeout=60, cwd=Path(REPO))
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()

@@ -161,7 +161,7 @@ def test_view_runner_bounds_its_steps(demo_spec):
     now = time.monotonic()
     assert runner.due_steps(now) == view.STEP_BATCH and runner.pending_steps == MAX_STEPS - view.STEP_BATCH
     runner.play()
-    runner._wall0 -= 1000.0  # far behind the wall clock: still one batch at a time
+    runner.runtime.pacer.wall_anchor -= 1000.0  # far behind the wall clock: still one batch at a time
     assert runner.due_steps(time.monotonic()) <= view.STEP_BATCH
 
 

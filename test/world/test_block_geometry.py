@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from mvsim_ros.world.elements.block_geometry import (GEOMETRY_TYPES, Geometry, convex_hull_2d, merge_geometries,
-                                                     parse_geometry, point_in_convex_polygon, polygon_area,
-                                                     polygon_geometry, regular_polygon, scale_geometry,
-                                                     simplify_hull_outer, surface_height)
+from mvsim_ros.world.elements.block_geometry import (GEOMETRY_TYPES, convex_hull_2d, merge_geometries, parse_geometry,
+                                                     point_in_convex_polygon, polygon_geometry, regular_polygon,
+                                                     scale_geometry, simplify_hull_outer, surface_height)
+from mvsim_ros.world.specs import Geometry, polygon_area
 from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.xml.xml_tree import parse_xml_bytes
 

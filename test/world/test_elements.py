@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mvsim_ros.world.elements.elements import (ALL_ELEMENT_CLASSES, ELEMENT_CLASSES, ElevationMapSpec, GroundGridSpec,
-                                               HorizontalPlaneSpec, PointCloudSpec, Pose3, PropertyRegionSpec,
-                                               SkyBoxSpec, VerticalPlaneSpec, WallOpening, WorldFileWarning,
-                                               parse_element, parse_georeference, parse_gui, parse_lights, parse_marker,
-                                               parse_walls)
+from mvsim_ros.world.elements.scenery.element_classes import ALL_ELEMENT_CLASSES, ELEMENT_CLASSES, parse_element
+from mvsim_ros.world.elements.scenery.markers import parse_marker
+from mvsim_ros.world.elements.scenery.walls import parse_walls
+from mvsim_ros.world.elements.world_options import WorldFileWarning, parse_georeference, parse_gui, parse_lights
+from mvsim_ros.world.specs import (ElevationMapSpec, GroundGridSpec, HorizontalPlaneSpec, PointCloudSpec, Pose3,
+                                   PropertyRegionSpec, SkyBoxSpec, VerticalPlaneSpec, WallOpening)
 from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.xml.xml_tree import parse_xml_bytes
 

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import REPO
 from mvsim_ros.world import load_world
-from mvsim_ros.world.elements.elements import ElevationMapSpec, PropertyRegionSpec, SkyBoxSpec
+from mvsim_ros.world.specs import ElevationMapSpec, PropertyRegionSpec, SkyBoxSpec
 
 WORLDS = REPO / "worlds"
 

@@ -8,9 +8,10 @@ import pytest
 from PIL import Image
 
 from mvsim_ros.world.errors import WorldFileError
-from mvsim_ros.world.files.occupancy_formats import (MRPT_L2P_TABLE, MRPT_P2L_TABLE, MRPT_ROUNDTRIP_MAX_ERROR,
-                                                     load_mrpt_gridmap, load_ros_map_yaml, mrpt_cells_to_occupancy,
-                                                     mrpt_gridmap_bytes, mrpt_l2p, mrpt_p2l, save_mrpt_gridmap)
+from mvsim_ros.world.files.occupancy.mrpt_gridmap import (MRPT_L2P_TABLE, MRPT_P2L_TABLE, MRPT_ROUNDTRIP_MAX_ERROR,
+                                                          load_mrpt_gridmap, mrpt_cells_to_occupancy,
+                                                          mrpt_gridmap_bytes, mrpt_l2p, mrpt_p2l, save_mrpt_gridmap)
+from mvsim_ros.world.files.occupancy.ros_map import load_ros_map_yaml
 
 WHERE = ("world.xml", 7, "occupancygrid")
 

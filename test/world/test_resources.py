@@ -24,9 +24,10 @@ import pytest
 from mvsim_ros.cli import fetch_models
 from mvsim_ros.world import WorldFileError, load_world
 from mvsim_ros.world.files import resources
-from mvsim_ros.world.elements.elements import HorizontalPlaneSpec, SkyBoxSpec, parse_walls
+from mvsim_ros.world.elements.scenery.walls import parse_walls
 from mvsim_ros.world.files.resources import resolve_uri, safe_extract
-from mvsim_ros.world.files.visual_models import VisualSpec, clear_model_cache
+from mvsim_ros.world.files.visual_models import clear_model_cache
+from mvsim_ros.world.specs import HorizontalPlaneSpec, SkyBoxSpec, VisualSpec
 from mvsim_ros.world.xml.xml_tree import parse_xml_bytes
 
 #: A box x in [-0.75, 0.75], y in [-0.25, 0.5], z in [0, 0.5] [m] as OBJ text; its footprint, counter-clockwise.

@@ -208,3 +208,27 @@ def test_unnamed_sensors_get_mvsims_names_from_their_class_and_number_on_the_veh
                                                    extra='<sensor class="imu"/>')))
     assert [s.name for s in world.vehicles[0].sensors] == ["laser1", "imu2", "front", "imu4", "camera5"]
     assert [s.name for s in world.sensors] == ["imu0"]
+
+
+@pytest.mark.parametrize("kind, body, message", [
+    ("laser", "<range_min>5</range_min><max_range>2</max_range>", "max_range > range_min"),
+    ("lidar3d", "<model>vlp-99</model>", "unknown lidar3d model 'vlp-99'"),
+    ("lidar3d", "<min_range>9</min_range><max_range>3</max_range>", "0 <= min_range < max_range"),
+    ("camera", "<clip_min>2</clip_min><clip_max>1</clip_max>", "0 < clip_min < clip_max"),
+    ("rgbd_camera", "<depth_clip_min>2</depth_clip_min><depth_clip_max>1</depth_clip_max>",
+     "0 < depth_clip_min < depth_clip_max"),
+])
+def test_values_a_sensor_cannot_simulate_fail_at_load_naming_the_sensor_element(kind, body, message):
+    with pytest.raises(WorldFileError) as caught:
+        load_world_string(f'<mvsim_world version="1.0">\n<sensor class="{kind}" name="s">{body}</sensor>'
+                          '</mvsim_world>', file="w.xml")
+    assert str(caught.value).startswith("w.xml:2: <sensor>: sensor 's': ")
+    assert message in str(caught.value)
+
+
+def test_a_lidar3d_preset_is_resolved_at_load_and_given_tags_win():
+    world = load_world_string('<mvsim_world version="1.0"><sensor class="lidar3d" name="s"><model>VLP_16</model>'
+                              '<horz_nrays>900</horz_nrays></sensor></mvsim_world>')
+    params = world.sensors[0].params
+    assert (params["vert_nrays"], params["horz_nrays"], params["max_range"]) == (16, 900, 100.0)
+    assert params["vert_fov_degrees"] == pytest.approx(math.radians(30.0))

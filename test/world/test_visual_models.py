@@ -7,12 +7,14 @@ import numpy as np
 import pytest
 
 from mvsim_ros.world import load_world
-from mvsim_ros.world.elements.block_geometry import point_in_convex_polygon, polygon_area
+from mvsim_ros.world.elements.block_geometry import point_in_convex_polygon
 from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.xml.limits import WorldLimits
-from mvsim_ros.world.files.visual_models import (BYTES_PER_FILE_BYTE, SCAN_CHUNK_BYTES, VisualSpec, clear_model_cache,
-                                                 is_remote_uri, load_model_footprint, mesh_size, parse_visual,
+from mvsim_ros.world.files.mesh_size import BYTES_PER_FILE_BYTE, SCAN_CHUNK_BYTES, mesh_size
+from mvsim_ros.world.files.resource_uris import is_remote_uri
+from mvsim_ros.world.files.visual_models import (clear_model_cache, load_model_footprint, parse_visual,
                                                  rotation_matrix)
+from mvsim_ros.world.specs import VisualSpec, polygon_area
 from mvsim_ros.world.xml.xml_tree import parse_xml_bytes
 
 trimesh = pytest.importorskip("trimesh")

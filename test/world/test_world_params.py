@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from mvsim_ros.world import load_world, load_world_string
-from mvsim_ros.world.elements.elements import (ElevationMapSpec, HorizontalPlaneSpec, PointCloudSpec,
-                                               PropertyRegionSpec, SkyBoxSpec, VerticalPlaneSpec)
+from mvsim_ros.world.specs import (ElevationMapSpec, HorizontalPlaneSpec, PointCloudSpec, PropertyRegionSpec,
+                                   SkyBoxSpec, VerticalPlaneSpec)
 from mvsim_ros.world.params.world_tables import TABLES
 from mvsim_ros.world.elements.world_options import geodetic_to_utm
 

@@ -1,4 +1,4 @@
-"""Ellipse-curve friction (physics seed 001, "Ellipse Curve Friction Method"), vectorised.
+"""Ellipse-curve friction (MVSim docs, "Ellipse Curve Friction Method"): the per-wheel force law.
 
 Same interface, frames and implicit motor-torque law as default.py. Instead of a Coulomb limit mu * N, the forces
 are bounded by slip-dependent curves that share an ellipse: the more longitudinal slip, the less lateral grip and
@@ -34,13 +34,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.step_phases import inlined_kernel
 
 
-#: Columns of the `params` matrix this model takes (per wheel). The model has no Coulomb mu (seed 001: the
-#: region property friction_mu does not apply to it).
+#: Columns of the `params` matrix this model takes (per wheel). The model has no Coulomb mu (the region property
+#: friction_mu does not apply to it).
 PARAM_NAMES = ("C_damping", "C_rr", "C_alpha", "slip_angle_saturation", "C_alpha_s", "C_s", "slip_ratio_saturation",
                "C_s_alpha")
 
@@ -67,9 +66,12 @@ def slip_ratio(v_x: float, omega: float, radius: float) -> float:
 
 
 @kernel
-def ellipse_bounds(alpha_abs: float, s: float, load: float, c_alpha: float, alpha_sat: float, c_alpha_s: float,
-                   c_s: float, s_sat: float, c_s_alpha: float) -> tuple[float, float]:
-    """(|F_x^max|, |F_y^max|) [N] of the ellipse-curve method for slip angle magnitude alpha_abs and slip ratio s."""
+def ellipse_bounds(alpha_abs: float, s: float, load: float, params, i: int) -> tuple[float, float]:
+    """(|F_x^max|, |F_y^max|) [N] of the ellipse-curve method for slip angle magnitude alpha_abs [rad], slip ratio
+    s and load N [N], with wheel i's coefficients (columns 2-7 of params: C_alpha, slip_angle_saturation,
+    C_alpha_s, C_s, slip_ratio_saturation, C_s_alpha)."""
+    c_alpha, alpha_sat, c_alpha_s = params[i, 2], params[i, 3], params[i, 4]
+    c_s, s_sat, c_s_alpha = params[i, 5], params[i, 6], params[i, 7]
     s_abs = abs(s)
     # sat(x, x_s) in magnitude, and sat(x, x_s) / x_s (1 when saturated; also for x_s = 0, never NaN).
     s_sat_value = s_abs if s_abs < s_sat else s_sat
@@ -81,81 +83,36 @@ def ellipse_bounds(alpha_abs: float, s: float, load: float, c_alpha: float, alph
     return max_x, max_y
 
 
-@kernel
-def ellipse_friction_held(
-    v_x: np.ndarray,
-    v_y: np.ndarray,
-    omega: np.ndarray,
-    torque_const: np.ndarray,
-    torque_slope: np.ndarray,
-    normal_force: np.ndarray,
-    slope_x: np.ndarray,
-    slope_y: np.ndarray,
-    radius: np.ndarray,
-    inertia_yy: np.ndarray,
-    wheel_mass: np.ndarray,
-    params: np.ndarray,
-    gravity: float,
-    dt: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """ellipse_friction, plus the slope force the contact patch holds: (F_x, F_y, omega_new, F_hold), F_hold [N] being
-    the part of F_x that holds the wheel against slope_x, carried by the wheel's drivetrain (R F_hold of torque)
-    and kept out of the spin balance."""
-    count = v_x.shape[0]
-    force_x = np.empty(count)
-    force_y = np.empty(count)
-    omega_new = np.empty(count)
-    held = np.empty(count)
-    for i in range(count):
-        c_damping, c_rr = params[i, 0], params[i, 1]
-        r = radius[i]
-        partial_mass = normal_force[i] / gravity + wheel_mass[i]
-        alpha_abs = slip_angle_magnitude(v_x[i], v_y[i])
-        s = slip_ratio(v_x[i], omega[i], r)
-        max_x, max_y = ellipse_bounds(alpha_abs, s, partial_mass * gravity, params[i, 2], params[i, 3],
-                                      params[i, 4], params[i, 5], params[i, 6], params[i, 7])
+@inlined_kernel
+def ellipse_wheel(wheel, torque_const, torque_slope, params, i, gravity, dt):
+    """Ground force on one wheel (wheel frame) and its new spin rate, with the slope force its contact patch holds:
+    (F_x, F_y [N], omega_new [rad/s], F_hold [N]); arguments as default.default_wheel.
 
-        lateral = -v_y[i] * partial_mass / dt - slope_y[i]
-        force_y[i] = min(max(lateral, -max_y), max_y)
-
-        rolling_torque = c_rr * normal_force[i] * r * math.tanh(100.0 * omega[i])
-        net_torque = torque_const[i] - c_damping * omega[i] - rolling_torque
-        omega_rolling = v_x[i] / r
-        wanted = (net_torque - torque_slope[i] * omega_rolling - inertia_yy[i] * (omega_rolling - omega[i]) / dt) / r
-        longitudinal = min(max(wanted, -max_x), max_x)
-        inertia_rate = inertia_yy[i] / dt
-        omega_new[i] = (inertia_rate * omega[i] + net_torque - r * longitudinal) / (inertia_rate + torque_slope[i])
-        remaining = max_x - abs(longitudinal)
-        held[i] = -min(max(slope_x[i], -remaining), remaining)
-        force_x[i] = longitudinal + held[i]
-    return force_x, force_y, omega_new, held
-
-
-@kernel
-def ellipse_friction(
-    v_x: np.ndarray,
-    v_y: np.ndarray,
-    omega: np.ndarray,
-    torque_const: np.ndarray,
-    torque_slope: np.ndarray,
-    normal_force: np.ndarray,
-    slope_x: np.ndarray,
-    slope_y: np.ndarray,
-    radius: np.ndarray,
-    inertia_yy: np.ndarray,
-    wheel_mass: np.ndarray,
-    params: np.ndarray,
-    gravity: float,
-    dt: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ground force on each wheel (wheel frame) [N] and its new spin rate [rad/s]; arguments as default_friction.
-
-    params: (n, 8) per-wheel columns PARAM_NAMES: C_damping [N m s/rad], C_rr [-], C_alpha [1/rad],
+    params[i]: the wheel's row of the (W, 8) columns PARAM_NAMES: C_damping [N m s/rad], C_rr [-], C_alpha [1/rad],
     slip_angle_saturation [rad], C_alpha_s [-], C_s [-], slip_ratio_saturation [-], C_s_alpha [-].
     Slips are taken from the state at the start of the step (as MVSim); see the module docstring for the formulas.
-    |F_y| <= |F_y^max| and |F_x| <= |F_x^max| always.
+    |F_y| <= |F_y^max| and |F_x| <= |F_x^max| always; F_hold, the part of F_x that holds the wheel against
+    slope_x, is carried by the wheel's drivetrain (R F_hold of torque) and kept out of the spin balance.
     """
-    force_x, force_y, omega_new, _ = ellipse_friction_held(v_x, v_y, omega, torque_const, torque_slope,
-                                                           normal_force, slope_x, slope_y, radius, inertia_yy,
-                                                           wheel_mass, params, gravity, dt)
-    return force_x, force_y, omega_new
+    c_damping, c_rr = params[i, 0], params[i, 1]
+    v_x, omega, r = wheel.v_x, wheel.omega, wheel.radius
+    normal_force = wheel.normal_force
+    partial_mass = normal_force / gravity + wheel.wheel_mass
+    alpha_abs = slip_angle_magnitude(v_x, wheel.v_y)
+    s = slip_ratio(v_x, omega, r)
+    max_x, max_y = ellipse_bounds(alpha_abs, s, partial_mass * gravity, params, i)
+
+    lateral = -wheel.v_y * partial_mass / dt - wheel.slope_y
+    force_y = min(max(lateral, -max_y), max_y)
+
+    rolling_torque = c_rr * normal_force * r * math.tanh(100.0 * omega)
+    net_torque = torque_const - c_damping * omega - rolling_torque
+    omega_rolling = v_x / r
+    inertia_yy = wheel.inertia_yy
+    wanted = (net_torque - torque_slope * omega_rolling - inertia_yy * (omega_rolling - omega) / dt) / r
+    longitudinal = min(max(wanted, -max_x), max_x)
+    inertia_rate = inertia_yy / dt
+    omega_new = (inertia_rate * omega + net_torque - r * longitudinal) / (inertia_rate + torque_slope)
+    remaining = max_x - abs(longitudinal)
+    held = -min(max(wheel.slope_x, -remaining), remaining)
+    return longitudinal + held, force_y, omega_new, held

@@ -1,13 +1,14 @@
-"""Pacejka "magic formula" tyre friction (not an MVSim model), vectorised; same interface as default.py.
+"""Pacejka "magic formula" tyre friction (not an MVSim model): the per-wheel force law, same interface as
+default.py.
 
-Per unit load the tyre force follows Pacejka's magic formula (as quoted in physics seed 002, "Pacejka Magic
-Formula", y(x) = D sin{C arctan[Bx - E(Bx - arctan(Bx))]}), on the slip ratio longitudinally and on the slip
+Per unit load the tyre force follows Pacejka's magic formula (as quoted in the project's physics notes, "Pacejka
+Magic Formula", y(x) = D sin{C arctan[Bx - E(Bx - arctan(Bx))]}), on the slip ratio longitudinally and on the slip
 angle laterally, each with its own B (stiffness), C (shape), D (peak) and E (curvature):
 
     F_x = N * f(kappa; Bx, Cx, Dx, Ex)        F_y = -N * f(alpha; By, Cy, Dy, Ey)
 
 with N = m_wp g = F_z + m_wheel g the load the wheel carries (its own weight included, as the other models' partial
-mass). The per-surface coefficients (seed 002's table, the same in both directions) are in
+mass). The per-surface coefficients (the physics notes' table, the same in both directions) are in
 mvsim_ros.world.elements.vehicles.PACEJKA_SURFACES.
 
 Slips, regularised at low speed (V_LOW = 0.1 m/s) so that rest, zero load and locked wheels give finite values:
@@ -56,9 +57,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.step_phases import inlined_kernel
 
 
 #: Columns of the `params` matrix this model takes (per wheel).
@@ -71,7 +71,7 @@ V_LOW = 0.1
 @kernel
 def magic_formula(x: float, b: float, c: float, d: float, e: float) -> tuple[float, float]:
     """Pacejka's magic formula per unit load and its slope: (y, dy/dx) with
-    y = D sin(C atan(B x - E (B x - atan(B x)))) (seed 002)."""
+    y = D sin(C atan(B x - E (B x - atan(B x)))) (physics notes)."""
     bx = b * x
     phi = bx - e * (bx - math.atan(bx))
     angle = c * math.atan(phi)
@@ -80,117 +80,72 @@ def magic_formula(x: float, b: float, c: float, d: float, e: float) -> tuple[flo
     return y, slope
 
 
-@kernel
-def pacejka_friction_held(
-    v_x: np.ndarray,
-    v_y: np.ndarray,
-    omega: np.ndarray,
-    torque_const: np.ndarray,
-    torque_slope: np.ndarray,
-    normal_force: np.ndarray,
-    slope_x: np.ndarray,
-    slope_y: np.ndarray,
-    radius: np.ndarray,
-    inertia_yy: np.ndarray,
-    wheel_mass: np.ndarray,
-    params: np.ndarray,
-    gravity: float,
-    dt: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """pacejka_friction, plus the slope force the contact patch holds: (F_x, F_y, omega_new, F_hold), F_hold [N] being
-    the part of F_x that holds the wheel against slope_x, carried by the wheel's drivetrain (R F_hold of torque)
-    and kept out of the spin balance."""
-    count = v_x.shape[0]
-    force_x = np.empty(count)
-    force_y = np.empty(count)
-    omega_new = np.empty(count)
-    held = np.empty(count)
-    for i in range(count):
-        r, w = radius[i], omega[i]
-        partial_mass = normal_force[i] / gravity + wheel_mass[i]
-        load = partial_mass * gravity
-        inertia_rate = inertia_yy[i] / dt
-        spin_rate = inertia_rate + torque_slope[i]
-        c_rr = params[i, 9]
-        rolling_torque = c_rr * normal_force[i] * r * math.tanh(100.0 * w) if c_rr != 0.0 else 0.0
-        net_torque = torque_const[i] - params[i, 8] * w - rolling_torque  # all but the implicit motor term
+@inlined_kernel
+def pacejka_wheel(wheel, torque_const, torque_slope, params, i, gravity, dt):
+    """Ground force on one wheel (wheel frame) and its new spin rate, with the slope force its contact patch holds:
+    (F_x, F_y [N], omega_new [rad/s], F_hold [N]); arguments as default.default_wheel.
 
-        # Longitudinal: slip force at the end of the step (one Newton step), bracketed by 0 and the force that
-        # stops the slip.
-        slip_velocity = w * r - v_x[i]
-        den = max(abs(v_x[i]), abs(w * r), V_LOW)
-        free_slip = r * (inertia_rate * w + net_torque) / spin_rate - v_x[i]  # end slip velocity if F = 0
-        wheel_compliance = r * r / spin_rate  # slip velocity per unit ground force, through the wheel [m/s/N]
-        compliance = load * wheel_compliance + gravity * dt  # N (R^2 / a + dt / m_wp), finite at zero load
-        f, df = magic_formula(slip_velocity / den, params[i, 0], params[i, 1], params[i, 2], params[i, 3])
-        stiffness = max(df, 0.0) / den
-        fx = load * (f + stiffness * (free_slip - slip_velocity)) / (1.0 + stiffness * compliance)
-        stick = free_slip * partial_mass / (partial_mass * wheel_compliance + dt)
-        if fx * stick < 0.0:  # the slip reverses within the step: linearise at the free end state instead
-            f, df = magic_formula(free_slip / den, params[i, 0], params[i, 1], params[i, 2], params[i, 3])
-            fx = load * f / (1.0 + max(df, 0.0) / den * compliance)
-        fx = min(max(fx, min(stick, 0.0)), max(stick, 0.0))
-        cap_x = load * abs(params[i, 2])
-        fx = min(max(fx, -cap_x), cap_x)
-
-        # Lateral: likewise, the contact patch moving under the partial mass (no side slip, no force: f(0) = 0).
-        cap_y = load * abs(params[i, 6])
-        fy = 0.0
-        if v_y[i] != 0.0:
-            den_y = max(abs(v_x[i]), V_LOW)
-            tan_alpha = v_y[i] / den_y
-            f, df = magic_formula(math.atan(tan_alpha), params[i, 4], params[i, 5], params[i, 6], params[i, 7])
-            stiffness = max(df, 0.0) / (den_y * (1.0 + tan_alpha * tan_alpha))
-            fy = -load * f / (1.0 + stiffness * gravity * dt)
-            stop = -v_y[i] * partial_mass / dt
-            fy = min(max(fy, min(stop, 0.0)), max(stop, 0.0))
-            fy = min(max(fy, -cap_y), cap_y)
-
-        # Gravity along the slope, with the capacity left in each direction (MVSim's handling; not in the spin).
-        remaining = cap_x - abs(fx)
-        total_x = fx - min(max(slope_x[i], -remaining), remaining)
-        remaining = cap_y - abs(fy)
-        total_y = fy - min(max(slope_y[i], -remaining), remaining)
-
-        # Friction ellipse: scale both components down together onto it.
-        usage = 0.0
-        if cap_x > 0.0:
-            usage += (total_x / cap_x) ** 2
-        if cap_y > 0.0:
-            usage += (total_y / cap_y) ** 2
-        scale = 1.0 / math.sqrt(usage) if usage > 1.0 else 1.0
-        force_x[i] = total_x * scale
-        held[i] = force_x[i] - fx * scale
-        force_y[i] = total_y * scale
-        omega_new[i] = (inertia_rate * w + net_torque - r * fx * scale) / spin_rate
-    return force_x, force_y, omega_new, held
-
-
-@kernel
-def pacejka_friction(
-    v_x: np.ndarray,
-    v_y: np.ndarray,
-    omega: np.ndarray,
-    torque_const: np.ndarray,
-    torque_slope: np.ndarray,
-    normal_force: np.ndarray,
-    slope_x: np.ndarray,
-    slope_y: np.ndarray,
-    radius: np.ndarray,
-    inertia_yy: np.ndarray,
-    wheel_mass: np.ndarray,
-    params: np.ndarray,
-    gravity: float,
-    dt: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ground force on each wheel (wheel frame) [N] and its new spin rate [rad/s]; arguments as default_friction.
-
-    params: (n, 10) per-wheel columns PARAM_NAMES: Bx, Cx, Dx, Ex (longitudinal magic-formula coefficients),
-    By, Cy, Dy, Ey (lateral), C_damping [N m s/rad], C_rr [-] (rolling-resistance torque
+    params[i]: the wheel's row of the (W, 10) columns PARAM_NAMES: Bx, Cx, Dx, Ex (longitudinal magic-formula
+    coefficients), By, Cy, Dy, Ey (lateral), C_damping [N m s/rad], C_rr [-] (rolling-resistance torque
     T_rr = C_rr F_z R tanh(100 omega), as the default model). See the module docstring for the scheme.
-    Always (F_x / (N Dx))^2 + (F_y / (N Dy))^2 <= 1 with N = F_z + m_wheel g.
+    Always (F_x / (N Dx))^2 + (F_y / (N Dy))^2 <= 1 with N = F_z + m_wheel g. F_hold is the part of F_x that holds
+    the wheel against slope_x, carried by the wheel's drivetrain (R F_hold of torque) and kept out of the spin
+    balance.
     """
-    force_x, force_y, omega_new, _ = pacejka_friction_held(v_x, v_y, omega, torque_const, torque_slope,
-                                                           normal_force, slope_x, slope_y, radius, inertia_yy,
-                                                           wheel_mass, params, gravity, dt)
-    return force_x, force_y, omega_new
+    r, w, v_x, v_y = wheel.radius, wheel.omega, wheel.v_x, wheel.v_y
+    normal_force = wheel.normal_force
+    partial_mass = normal_force / gravity + wheel.wheel_mass
+    load = partial_mass * gravity
+    inertia_rate = wheel.inertia_yy / dt
+    spin_rate = inertia_rate + torque_slope
+    c_rr = params[i, 9]
+    rolling_torque = c_rr * normal_force * r * math.tanh(100.0 * w) if c_rr != 0.0 else 0.0
+    net_torque = torque_const - params[i, 8] * w - rolling_torque  # all but the implicit motor term
+
+    # Longitudinal: slip force at the end of the step (one Newton step), bracketed by 0 and the force that
+    # stops the slip.
+    slip_velocity = w * r - v_x
+    den = max(abs(v_x), abs(w * r), V_LOW)
+    free_slip = r * (inertia_rate * w + net_torque) / spin_rate - v_x  # end slip velocity if F = 0
+    wheel_compliance = r * r / spin_rate  # slip velocity per unit ground force, through the wheel [m/s/N]
+    compliance = load * wheel_compliance + gravity * dt  # N (R^2 / a + dt / m_wp), finite at zero load
+    f, df = magic_formula(slip_velocity / den, params[i, 0], params[i, 1], params[i, 2], params[i, 3])
+    stiffness = max(df, 0.0) / den
+    fx = load * (f + stiffness * (free_slip - slip_velocity)) / (1.0 + stiffness * compliance)
+    stick = free_slip * partial_mass / (partial_mass * wheel_compliance + dt)
+    if fx * stick < 0.0:  # the slip reverses within the step: linearise at the free end state instead
+        f, df = magic_formula(free_slip / den, params[i, 0], params[i, 1], params[i, 2], params[i, 3])
+        fx = load * f / (1.0 + max(df, 0.0) / den * compliance)
+    fx = min(max(fx, min(stick, 0.0)), max(stick, 0.0))
+    cap_x = load * abs(params[i, 2])
+    fx = min(max(fx, -cap_x), cap_x)
+
+    # Lateral: likewise, the contact patch moving under the partial mass (no side slip, no force: f(0) = 0).
+    cap_y = load * abs(params[i, 6])
+    fy = 0.0
+    if v_y != 0.0:
+        den_y = max(abs(v_x), V_LOW)
+        tan_alpha = v_y / den_y
+        f, df = magic_formula(math.atan(tan_alpha), params[i, 4], params[i, 5], params[i, 6], params[i, 7])
+        stiffness = max(df, 0.0) / (den_y * (1.0 + tan_alpha * tan_alpha))
+        fy = -load * f / (1.0 + stiffness * gravity * dt)
+        stop = -v_y * partial_mass / dt
+        fy = min(max(fy, min(stop, 0.0)), max(stop, 0.0))
+        fy = min(max(fy, -cap_y), cap_y)
+
+    # Gravity along the slope, with the capacity left in each direction (MVSim's handling; not in the spin).
+    remaining = cap_x - abs(fx)
+    total_x = fx - min(max(wheel.slope_x, -remaining), remaining)
+    remaining = cap_y - abs(fy)
+    total_y = fy - min(max(wheel.slope_y, -remaining), remaining)
+
+    # Friction ellipse: scale both components down together onto it.
+    usage = 0.0
+    if cap_x > 0.0:
+        usage += (total_x / cap_x) ** 2
+    if cap_y > 0.0:
+        usage += (total_y / cap_y) ** 2
+    scale = 1.0 / math.sqrt(usage) if usage > 1.0 else 1.0
+    force_x = total_x * scale
+    omega_new = (inertia_rate * w + net_torque - r * fx * scale) / spin_rate
+    return force_x, total_y * scale, omega_new, force_x - fx * scale

@@ -18,7 +18,7 @@ import bisect
 import math
 from dataclasses import dataclass
 
-from mvsim_ros.world.elements.actors import ActorSpec
+from mvsim_ros.world.specs import ActorSpec
 
 #: Segments shorter than this [m] are covered instantly (MVSim's threshold).
 ZERO_LENGTH_M = 1e-3

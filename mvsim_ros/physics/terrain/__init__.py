@@ -19,7 +19,7 @@ What MVSim does (read in MRPT/mvsim; summarised in our words):
   last one found. All heights equal: z is that height and the vehicle is level. A two-wheel vehicle uses the
   anchor of its first joint as a third point (queried from 0.5 m up); a two-wheel vehicle without a joint is
   only updated when both wheels find the same height (otherwise its z, pitch and roll stay as they were).
-* Slope gravity (seed 001 "Gravity Slope Handling"; ``VehicleBase.cpp``, the friction models): "down" in the
+* Slope gravity (MVSim docs, "Gravity Slope Handling"; ``VehicleBase.cpp``, the friction models): "down" in the
   vehicle frame, R^T (0, 0, -1), times (chassis mass / wheels + wheel mass) g gives each wheel's gravity along the
   ground. It is handed to the friction model, which adds it laterally to the impulse that cancels side slip (before
   the Coulomb clamp) and longitudinally to the contact-patch force with the capacity traction leaves (outside the
@@ -42,8 +42,8 @@ What we do, and where it differs (each on purpose):
   Bodies whose wheels do not span a plane get MVSim's joint anchor (or the articulation pivot), and without one
   the ends of their chassis outline across the wheel axis: a two-wheel robot pitches with the ground under it
   instead of keeping a stale pose. Articulated front units are fitted as bodies of their own.
-* Normal loads are the flat-ground share times cos(pitch) cos(roll) (the issue asks for it; MVSim keeps m g / n),
-  so the friction limit on a slope theta is mu m g cos(theta).
+* Normal loads are the flat-ground share times cos(pitch) cos(roll) (a tilted wheel presses less on the ground;
+  MVSim keeps m g / n), so the friction limit on a slope theta is mu m g cos(theta).
 * The slope force the contact patch holds is reported as the torque the wheel's drivetrain carries to hold it
   (`WheelArrays.hold_torque` = R F_hold): in MVSim's model that load never reaches the motor controller (a
   vehicle at rest on a slope needs no torque, one climbing at constant speed neither), so `torque` (the

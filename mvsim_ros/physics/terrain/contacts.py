@@ -17,7 +17,7 @@ the body's z axis is the plane's upward normal. When every point finds the same 
 Angles follow REP-103 with R = Rz(yaw) Ry(pitch) Rx(roll): pitch > 0 is nose DOWN (a body facing uphill has
 pitch < 0), roll > 0 is the left side UP.
 
-Gravity (seed 001, "Gravity Slope Handling"; MVSim's VehicleBase): the body-frame components of gravity on a
+Gravity (MVSim docs, "Gravity Slope Handling"; MVSim's VehicleBase): the body-frame components of gravity on a
 wheel's share of mass, m_share g (sin(pitch), -cos(pitch) sin(roll)), go to the friction model (which holds
 them within its limit) and act on the body at the wheel; the wheel's load is its flat-ground share times
 cos(pitch) cos(roll), the cosine of the body's tilt.
@@ -26,6 +26,7 @@ cos(pitch) cos(roll), the cosine of the body's tilt.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
@@ -148,31 +149,42 @@ STATE_COLUMNS = ("z", "pitch", "roll", "vz", "slope_u", "slope_v", "pitch_rate",
 #: its position relative to its body's centre of mass [m].
 WHEEL_COLUMNS = ("body", "share_mass", "flat_load", "arm_x", "arm_y")
 
+#: What the fit reads and writes: state (B, 8) per STATE_COLUMNS (updated in place); start (B + 1,) intp: body b's
+#: support points are rows start[b]:start[b + 1]; points (S, 3): x, y [m] in the body frame and the step [m] each
+#: looks up from; ground (S,) [m]: the ground height found under each point in the last pass (written).
+SupportFit = namedtuple("SupportFit", "state start points ground")
+
+#: What the slope loads write: wheel_table (W, 5) per WHEEL_COLUMNS (read); slope (W, 2) [N]: gravity along the
+#: ground on each wheel's share of mass, body frame; normal_force (W,) [N]: the wheels' loads; body_force (B, 3):
+#: per body the sum of its wheels' slope forces and their torque about its centre of mass (F_x, F_y [N], tau_z
+#: [N m], body frame).
+SlopeLoads = namedtuple("SlopeLoads", "wheel_table slope normal_force body_force")
+
 
 @kernel
-def follow_terrain(pose, state, start, points, ground, wheel_table, slope, normal_force, body_force, gravity, dt,
-                   iterations, map_heights, map_table, plane_table, block_vertices, block_table):
-    """The terrain phase in one call: fit every body (fit_body_poses), set vz and the pitch and roll rates over dt
-    [s] (0: leave them), then the slope loads (slope_loads). Arrays as in those two; state (B, 8) per
-    STATE_COLUMNS, updated in place."""
+def follow_terrain(pose, fit, loads, surfaces, gravity, dt, iterations):
+    """The terrain phase in one call: fit every body (fit_body_poses, `iterations` passes), set vz and the pitch
+    and roll rates over dt [s] (0: leave them), then the slope loads (slope_loads, gravity [m/s^2]).
+    pose (B, 3): (x, y, yaw) of every body from Box2D [m, m, rad]; fit: SupportFit (its state updated in place);
+    loads: SlopeLoads (written); surfaces: surfaces.SurfaceArrays."""
+    state = fit.state
     previous = state[:, :3].copy()
-    fit_body_poses(pose, state, start, points, ground, iterations, map_heights, map_table, plane_table,
-                   block_vertices, block_table)
+    fit_body_poses(pose, fit, iterations, surfaces)
     if dt > 0.0:
         for b in range(previous.shape[0]):
             state[b, 3] = (state[b, 0] - previous[b, 0]) / dt
             state[b, 6] = (state[b, 1] - previous[b, 1]) / dt
             state[b, 7] = (state[b, 2] - previous[b, 2]) / dt
-    slope_loads(state, wheel_table, gravity, slope, normal_force, body_force)
+    slope_loads(state, loads, gravity)
 
 
 @kernel
-def fit_body_poses(pose, state, start, points, ground, iterations, map_heights, map_table, plane_table,
-                   block_vertices, block_table):
-    """Fit z [m], pitch, roll [rad] of every body to the ground under its support points (in place in state, see
-    STATE_COLUMNS and the module docstring). pose[b] = (x, y, yaw) from Box2D; points (S, 3): support points
-    (x, y in the body frame [m], step [m]) grouped by body with start; ground[i] receives the ground height [m]
-    found under point i in the last pass."""
+def fit_body_poses(pose, fit, iterations, surfaces):
+    """Fit z [m], pitch, roll [rad] of every body to the ground under its support points (in place in fit.state,
+    see STATE_COLUMNS and the module docstring), `iterations` passes. pose[b] = (x, y, yaw) from Box2D;
+    fit: SupportFit, whose ground[i] receives the ground height [m] found under point i in the last pass;
+    surfaces: surfaces.SurfaceArrays."""
+    state, start, points = fit.state, fit.start, fit.points
     count, bodies = points.shape[0], start.size - 1
     us, vs = np.empty(count), np.empty(count)
     wx, wy, z_ref = np.empty(count), np.empty(count), np.empty(count)
@@ -195,9 +207,9 @@ def fit_body_poses(pose, state, start, points, ground, iterations, map_heights, 
                 wx[i] = pose[b, 0] + cy * u - sy * v
                 wy[i] = pose[b, 1] + sy * u + cy * v
                 z_ref[i] = state[b, 0] - sp * x + cp * sr * y + points[i, 2]
-        ground[:] = ground_heights(wx, wy, z_ref, map_heights, map_table, plane_table, block_vertices, block_table)
+        fit.ground[:] = ground_heights(wx, wy, z_ref, surfaces)
         for b in range(bodies):
-            fit_plane(state, b, start[b], start[b + 1], us, vs, ground)
+            fit_plane(state, b, start[b], start[b + 1], us, vs, fit.ground)
     for b in range(bodies):
         a, b_ = state[b, 4], state[b, 5]
         state[b, 1] = -math.atan(a)
@@ -245,13 +257,15 @@ def fit_plane(state, b, first, last, us, vs, ground):
 
 
 @kernel
-def slope_loads(state, wheel_table, gravity, slope, normal_force, body_force):
-    """Per wheel: gravity along the ground on its share of mass, body frame [N] (slope[i] = (F_x, F_y)), and its
-    normal load, the level-ground load times cos(pitch) cos(roll) [N] (normal_force); per body: the sum of those
-    gravity forces and their torque about the centre of mass, (F_x, F_y, tau_z) in the body frame [N, N, N m]
-    (body_force). From the plane slopes in state (pitch = -atan(a), roll = atan2(b, sqrt(1 + a^2)): sin(pitch) =
-    -a cos(pitch), cos(pitch) sin(roll) = b n, cos(pitch) cos(roll) = n with n = 1 / sqrt(1 + a^2 + b^2));
-    wheel_table per WHEEL_COLUMNS; outputs written in place."""
+def slope_loads(state, loads, gravity):
+    """Per wheel: gravity along the ground on its share of mass, body frame [N] (loads.slope[i] = (F_x, F_y)), and
+    its normal load, the level-ground load times cos(pitch) cos(roll) [N] (loads.normal_force); per body: the sum
+    of those gravity forces and their torque about the centre of mass, (F_x, F_y, tau_z) in the body frame
+    [N, N, N m] (loads.body_force). From the plane slopes in state (pitch = -atan(a), roll = atan2(b,
+    sqrt(1 + a^2)): sin(pitch) = -a cos(pitch), cos(pitch) sin(roll) = b n, cos(pitch) cos(roll) = n with
+    n = 1 / sqrt(1 + a^2 + b^2)); loads: SlopeLoads (wheel_table read, the rest written in place); gravity
+    [m/s^2]."""
+    wheel_table, slope, normal_force, body_force = loads.wheel_table, loads.slope, loads.normal_force, loads.body_force
     bodies = state.shape[0]
     down_x, down_y, cosine = np.empty(bodies), np.empty(bodies), np.empty(bodies)
     for b in range(bodies):
@@ -293,5 +307,6 @@ def add_body_gravity(world_fx, world_fy, torque_z, body_force, yaw):
         torque_z[b] += body_force[b, 2]
 
 
-__all__ = ["ANCHOR_STEP_M", "FIT_ITERATIONS", "STATE_COLUMNS", "SupportPoints", "WHEEL_COLUMNS", "add_body_gravity",
+__all__ = ["ANCHOR_STEP_M", "FIT_ITERATIONS", "STATE_COLUMNS", "SlopeLoads", "SupportFit", "SupportPoints",
+           "WHEEL_COLUMNS", "add_body_gravity",
            "fit_body_poses", "follow_terrain", "slope_loads", "wheel_frame_slopes"]

@@ -5,21 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from mvsim_ros.core.rotations import ypr_quaternions_xyzw
 
-def orientation_quaternions(yaw, pitch, roll) -> np.ndarray:
-    """Unit quaternions (x, y, z, w) — geometry_msgs order — of R = Rz(yaw) Ry(pitch) Rx(roll) [rad]; arguments
-    broadcast together, result shape (..., 4). Same rotation as mvsim_ros.core.rotations.ypr_quaternion (w first)."""
-    yaw, pitch, roll = np.broadcast_arrays(np.asarray(yaw, dtype=float), np.asarray(pitch, dtype=float),
-                                           np.asarray(roll, dtype=float))
-    cy, sy = np.cos(0.5 * yaw), np.sin(0.5 * yaw)
-    cp, sp = np.cos(0.5 * pitch), np.sin(0.5 * pitch)
-    cr, sr = np.cos(0.5 * roll), np.sin(0.5 * roll)
-    return np.stack([
-        cy * cp * sr - sy * sp * cr,
-        cy * sp * cr + sy * cp * sr,
-        sy * cp * cr - cy * sp * sr,
-        cy * cp * cr + sy * sp * sr,
-    ], axis=-1)
+
+#: Unit quaternions (x, y, z, w) — geometry_msgs order — of R = Rz(yaw) Ry(pitch) Rx(roll) [rad], arguments
+#: broadcast together, result shape (..., 4): the shared rotations module's vectorised form.
+orientation_quaternions = ypr_quaternions_xyzw
 
 
 def rotation_matrices(yaw, pitch, roll) -> np.ndarray:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mvsim_ros.physics.terrain.contacts import (FIT_ITERATIONS, STATE_COLUMNS, WHEEL_COLUMNS, SupportPoints,
-                                                follow_terrain, slope_loads)
+from mvsim_ros.physics.terrain.contacts import (FIT_ITERATIONS, STATE_COLUMNS, WHEEL_COLUMNS, SlopeLoads, SupportFit,
+                                                SupportPoints, follow_terrain, slope_loads)
 from mvsim_ros.physics.terrain.surfaces import TerrainSurfaces
 from mvsim_ros.physics.wheels import WheelArrays
 from mvsim_ros.world.specs import WorldSpec
@@ -96,13 +96,18 @@ class Terrain:
 
     def _run(self, body_pose: np.ndarray, normal_force: np.ndarray, dt: float) -> None:
         p = self.points
-        follow_terrain(body_pose, self.state, p.start, p.table, self.point_ground, self.wheel_table, self.slope,
-                       normal_force, self.body_force, self.gravity, dt, FIT_ITERATIONS, *self.surfaces.arrays())
+        fit = SupportFit(self.state, p.start, p.table, self.point_ground)
+        follow_terrain(body_pose, fit, self._loads(normal_force), self.surfaces.arrays(), self.gravity, dt,
+                       FIT_ITERATIONS)
+
+    def _loads(self, normal_force: np.ndarray) -> SlopeLoads:
+        """The slope-load arrays, writing the wheels' loads into normal_force [N]."""
+        return SlopeLoads(self.wheel_table, self.slope, normal_force, self.body_force)
 
     def update_loads(self, normal_force: np.ndarray) -> None:
         """Slope gravity per wheel and per body and the wheels' normal loads (written into normal_force [N]) from
         the current state (no refit)."""
-        slope_loads(self.state, self.wheel_table, self.gravity, self.slope, normal_force, self.body_force)
+        slope_loads(self.state, self._loads(normal_force), self.gravity)
 
     def move_surfaces(self, block_bodies: list, block_pose3: np.ndarray, movers, time: float) -> None:
         """Animated planes to time [s]; moving block surfaces where their bodies are, Box2D-driven blocks onto the

@@ -18,13 +18,13 @@ within one step of the highest other surface): a warehouse's shelves cost nothin
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from mvsim_ros.core.jit import kernel
-from mvsim_ros.world.elements.elements import ElevationMapSpec, HorizontalPlaneSpec
-from mvsim_ros.world.specs import BlockSpec, Pose3, WorldSpec
+from mvsim_ros.world.specs import BlockSpec, ElevationMapSpec, HorizontalPlaneSpec, Pose3, WorldSpec
 
 #: Block surface kinds (column KIND of the block table).
 FLAT_TOP, RAMP, BUMP = 0, 1, 2
@@ -42,6 +42,11 @@ PLANE_COLUMNS = ("tx", "ty", "tz", "r00", "r10", "r20", "r01", "r11", "r21", "x_
 #: pose x, y [m], yaw [rad], z [m].
 BLOCK_COLUMNS = ("first", "count", "kind", "lx", "ly", "lz", "zmax", "radius", "x", "y", "yaw", "z")
 _BX, _BY, _BYAW, _BZ = 8, 9, 10, 11
+
+#: The surface arrays the compiled query takes (TerrainSurfaces.arrays): map_heights (every elevation map's samples,
+#: row-major, one after the other [m]), map_table (MAP_COLUMNS), plane_table (PLANE_COLUMNS), block_vertices (the
+#: block outlines, each in its block's frame [m]), block_table (BLOCK_COLUMNS).
+SurfaceArrays = namedtuple("SurfaceArrays", "map_heights map_table plane_table block_vertices block_table")
 
 
 @dataclass
@@ -139,22 +144,22 @@ class TerrainSurfaces:
         x, y, z_ref = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float),
                                           np.asarray(z_ref, dtype=float))
         out = ground_heights(np.ascontiguousarray(x).reshape(-1), np.ascontiguousarray(y).reshape(-1),
-                             np.ascontiguousarray(z_ref).reshape(-1), *self.arrays())
+                             np.ascontiguousarray(z_ref).reshape(-1), self.arrays())
         return out.reshape(x.shape)
 
     def terrain_base(self, x, y) -> np.ndarray:
         """Height [m] of the highest elevation map at world points (x, y) [m] (0 where there is none): where a body
-        starts looking for its ground (world/elevation.py's rule)."""
+        starts looking for its ground (world/elements/ground_placement.py's rule)."""
         x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
         top = np.full(x.size, math.inf)
-        out = ground_heights(np.ascontiguousarray(x).reshape(-1), np.ascontiguousarray(y).reshape(-1), top,
-                             self.map_heights, self.map_table, np.zeros((0, len(PLANE_COLUMNS))), self.block_vertices,
-                             np.zeros((0, len(BLOCK_COLUMNS))))
+        maps_only = SurfaceArrays(self.map_heights, self.map_table, np.zeros((0, len(PLANE_COLUMNS))),
+                                  self.block_vertices, np.zeros((0, len(BLOCK_COLUMNS))))
+        out = ground_heights(np.ascontiguousarray(x).reshape(-1), np.ascontiguousarray(y).reshape(-1), top, maps_only)
         return out.reshape(x.shape)
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays the numba query takes, in its argument order."""
-        return self.map_heights, self.map_table, self.plane_table, self.block_vertices, self.block_table
+    def arrays(self) -> SurfaceArrays:
+        """The arrays the compiled query takes (the same arrays)."""
+        return SurfaceArrays(self.map_heights, self.map_table, self.plane_table, self.block_vertices, self.block_table)
 
 
 def plane_row(plane: HorizontalPlaneSpec, pose: Pose3) -> tuple[float, ...]:
@@ -247,10 +252,12 @@ def polygon_contains(vertices, first, count, x, y):
 
 
 @kernel
-def ground_heights(x, y, z_ref, map_heights, map_table, plane_table, block_vertices, block_table):
-    """Ground height [m] under each point (x[i], y[i]) [m] seen from z_ref[i] [m]: the highest surface there not
-    above z_ref[i], else 0 (1-D arrays in, a new array out). Surface kinds are the outer loops, so a kind the world
-    does not have costs nothing."""
+def ground_heights(x, y, z_ref, surfaces):
+    """Ground height [m] under each point (x[i], y[i]) [m] seen from z_ref[i] [m]: the highest surface of
+    `surfaces` (SurfaceArrays) there not above z_ref[i], else 0 (1-D arrays in, a new array out). Surface kinds are
+    the outer loops, so a kind the world does not have costs nothing."""
+    map_heights, map_table, plane_table = surfaces.map_heights, surfaces.map_table, surfaces.plane_table
+    block_vertices, block_table = surfaces.block_vertices, surfaces.block_table
     count = x.size
     best = np.full(count, -math.inf)
     for m in range(map_table.shape[0]):
@@ -298,5 +305,5 @@ def ground_heights(x, y, z_ref, map_heights, map_table, plane_table, block_verti
     return best
 
 
-__all__ = ["BLOCK_COLUMNS", "MAP_COLUMNS", "PLANE_COLUMNS", "TerrainSurfaces", "ground_heights", "map_height",
-           "plane_row", "reachable_blocks"]
+__all__ = ["BLOCK_COLUMNS", "MAP_COLUMNS", "PLANE_COLUMNS", "SurfaceArrays", "TerrainSurfaces", "ground_heights",
+           "map_height", "plane_row", "reachable_blocks"]

@@ -1,1 +1,2 @@
-"""Vehicle kinds: how wheel spin becomes odometry (and, with issue-4 kinds, how commands become steering)."""
+"""Vehicle kinds: how wheel spin becomes odometry (and, for the Ackermann and articulated kinds, how commands
+become steering)."""

@@ -1,4 +1,4 @@
-"""Ackermann steering and drivetrains (physics seed 001, "Ackermann Steering Dynamics" and "Ackermann with
+"""Ackermann steering and drivetrains (MVSim docs, "Ackermann Steering Dynamics" and "Ackermann with
 Drivetrain"), vectorised over vehicles.
 
 Steering: for an equivalent (bicycle-model) angle delta, wheelbase l and front track w, the outer and inner front
@@ -12,9 +12,9 @@ rear-axle line at R = l / tan(delta) from the vehicle's reference point.
 Drivetrain: one motor torque split by open or Torsen (torque-sensing, limited-slip) differentials. An open
 differential splits by fixed ratios. A Torsen differential with bias ratio b and nominal split K_s, for output
 shafts turning at omega_1, omega_2, locks progressively: delta_lock = omega_max - b * omega_min,
-delta_t = delta_lock / omega_max (0 if delta_lock <= 0; seed 001 — seeds 000/003 misprint it as a product), and
-the faster shaft gets K_s (1 - delta_t) (or (1 - K_s)(1 - delta_t)), the slower one the complement (1 + delta_t),
-normalised to sum 1. With either shaft at rest it splits nominally.
+delta_t = delta_lock / omega_max (0 if delta_lock <= 0; MVSim's physics documentation; its older manuals print it
+as a product), and the faster shaft gets K_s (1 - delta_t) (or (1 - K_s)(1 - delta_t)), the slower one the
+complement (1 + delta_t), normalised to sum 1. With either shaft at rest it splits nominally.
 """
 
 from __future__ import annotations

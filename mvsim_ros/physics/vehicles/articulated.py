@@ -1,17 +1,18 @@
-"""Articulated steering (physics seed 004), vectorised over vehicles.
+"""Articulated steering, vectorised over vehicles (kinematics as in whi_articulated_steering_controller).
 
 A rear unit (base_link at its axle centre, heading theta) and a front unit (axle l_f ahead of the pivot, heading
 theta + gamma) hinge on a pivot l_r ahead of the rear axle. With both axles rolling without side slip:
 
     rear-axle speed v, joint rate gamma_dot:   theta_dot = (v sin(gamma) - l_f gamma_dot) / (l_r cos(gamma) + l_f)
     front-axle speed v_f:                      theta_dot = (v_f sin(gamma) - l_f gamma_dot cos(gamma))
-                                                           / (l_f cos(gamma) + l_r)          (seed 004's odometry)
+                                                           / (l_f cos(gamma) + l_r)          (its odometry)
     front-axle speed from the rear one:        v_f = v cos(gamma) + l_r theta_dot sin(gamma)
 
 At a constant gamma both give the rigid turn of the pair; with l_f = l_r = L it is theta_dot = v tan(gamma/2) / L,
-so a twist (v, omega) asks for gamma = 2 atan(omega L / v) (seed 004). For l_f != l_r the steady-state relation
-v sin(gamma) - omega l_r cos(gamma) = omega l_f is solved exactly: gamma = phi + asin(omega l_f / r) with
-r = hypot(v, omega l_r), phi = atan2(omega l_r, v), which reduces to the seed's formula when l_f = l_r.
+so a twist (v, omega) asks for gamma = 2 atan(omega L / v) (that controller's formula). For l_f != l_r the
+steady-state relation v sin(gamma) - omega l_r cos(gamma) = omega l_f is solved exactly:
+gamma = phi + asin(omega l_f / r) with r = hypot(v, omega l_r), phi = atan2(omega l_r, v), which reduces to that
+formula when l_f = l_r.
 
 The pivot is a Box2D revolute joint with a motor: its speed is the position error times a gain, within the rate
 limit, its torque within the motor's limit; the joint's own limits stop it at +/- the maximum angle.
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.step_data import ArticulationData
 from mvsim_ros.physics.vehicles.odometry import advance_odometry
 from mvsim_ros.world.specs import VehicleSpec
 
@@ -70,6 +72,10 @@ class Articulations:
                    t[:, 5].copy(), np.array(rear, dtype=np.intp).reshape(-1, 2),
                    np.array(front, dtype=np.intp).reshape(-1, 2), np.zeros(n), np.zeros(n), np.zeros(n))
 
+    def arrays(self) -> ArticulationData:
+        """The same arrays as the kernels take them (articulated_wheel_setpoints' `pivots`)."""
+        return ArticulationData(*(getattr(self, name) for name in ArticulationData._fields))
+
     @property
     def count(self) -> int:
         """Number of articulated vehicles."""
@@ -112,50 +118,53 @@ def pivot_motor_speeds(target, gamma, gain, max_rate):
 
 
 @kernel
-def articulated_wheel_setpoints(v, gamma, gamma_rate, front_length, rear_length, rear_wheels, front_wheels, y,
-                                setpoint):
+def articulated_wheel_setpoints(v, pivots, y, setpoint):
     """Ground-speed setpoints [m/s] of the wheels of articulated vehicles, written into `setpoint` (all wheels):
-    the rolling speeds of both axles at base_link speed v [m/s] with the present joint angle and rate (module
-    docstring), each wheel offset by its unit's yaw rate times its lateral position y [m]."""
+    the rolling speeds of both axles at base_link speed v[j] [m/s] of articulated vehicle j with the present joint
+    angle and rate (pivots: step_data.ArticulationData; module docstring), each wheel offset by its unit's yaw rate
+    times its lateral position y [m]."""
     for j in range(v.size):
-        c, s = math.cos(gamma[j]), math.sin(gamma[j])
-        l_f, l_r = front_length[j], rear_length[j]
-        rear_yaw_rate = (v[j] * s - l_f * gamma_rate[j]) / (l_r * c + l_f)
+        c, s = math.cos(pivots.gamma[j]), math.sin(pivots.gamma[j])
+        l_f, l_r, gamma_rate = pivots.front_length[j], pivots.rear_length[j], pivots.gamma_rate[j]
+        rear_yaw_rate = (v[j] * s - l_f * gamma_rate) / (l_r * c + l_f)
         front_speed = v[j] * c + l_r * rear_yaw_rate * s
-        front_yaw_rate = rear_yaw_rate + gamma_rate[j]
+        front_yaw_rate = rear_yaw_rate + gamma_rate
         for side in range(2):
-            i = rear_wheels[j, side]
+            i = pivots.rear_wheels[j, side]
             setpoint[i] = v[j] - rear_yaw_rate * y[i]
-            i = front_wheels[j, side]
+            i = pivots.front_wheels[j, side]
             setpoint[i] = front_speed - front_yaw_rate * y[i]
 
 
 @kernel
-def integrate_articulated_odometry(omega, radius, y, rear_wheels, front_wheels, vehicle, gamma, gamma_rate,
-                                   front_length, rear_length, odom_pose, odom_twist, dt, scale):
-    """Advance the odometry of articulated vehicles by dt [s] (midpoint heading): base_link speed from the rear
-    wheels, yaw rate from seed 004's kinematics with the front-axle speed from the front wheels and the joint's
-    encoder (gamma [rad], gamma_rate [rad/s]). odom_pose[k] = (x, y, yaw), odom_twist[k] = (v, omega), in place.
-    Each axle's speed is the mean of its two wheels' (omega R), corrected for the unit's yaw rate."""
-    for j in range(vehicle.size):
-        k = vehicle[j]
-        rl, rr, fl, fr = rear_wheels[j, 0], rear_wheels[j, 1], front_wheels[j, 0], front_wheels[j, 1]
+def integrate_articulated_odometry(omega, radius, y, pivots, odometry, dt):
+    """Advance the odometry of articulated vehicles by dt [s] (midpoint heading) from the wheels' spin omega
+    [rad/s]: base_link speed from the rear wheels, yaw rate from the articulated kinematics (module docstring) with
+    the front-axle speed from the front wheels and the joint's encoder (pivots.gamma [rad], pivots.gamma_rate
+    [rad/s]); radius [m], y [m]: every wheel's radius and lateral position; pivots: step_data.ArticulationData;
+    odometry:
+    step_data.OdometryData, whose pose[k] = (x, y, yaw) and twist[k] = (v, omega) are updated in place. Each
+    axle's speed is the mean of its two wheels' (omega R), corrected for the unit's yaw rate."""
+    for j in range(pivots.vehicle.size):
+        k = pivots.vehicle[j]
+        rl, rr = pivots.rear_wheels[j, 0], pivots.rear_wheels[j, 1]
+        fl, fr = pivots.front_wheels[j, 0], pivots.front_wheels[j, 1]
         v_rl, v_rr = omega[rl] * radius[rl], omega[rr] * radius[rr]
         v_fl, v_fr = omega[fl] * radius[fl], omega[fr] * radius[fr]
         # Axle-centre speeds: a wheel at lateral offset y turns at (v - yaw_rate * y); interpolate to y = 0.
         rear_speed = (v_rl * y[rr] - v_rr * y[rl]) / (y[rr] - y[rl])
         front_speed = (v_fl * y[fr] - v_fr * y[fl]) / (y[fr] - y[fl])
-        c, s = math.cos(gamma[j]), math.sin(gamma[j])
-        l_f, l_r = front_length[j], rear_length[j]
-        yaw_rate = (front_speed * s - l_f * gamma_rate[j] * c) / (l_f * c + l_r)
-        advance_odometry(odom_pose, odom_twist, k, rear_speed, yaw_rate, dt, scale)
+        c, s = math.cos(pivots.gamma[j]), math.sin(pivots.gamma[j])
+        l_f, l_r = pivots.front_length[j], pivots.rear_length[j]
+        yaw_rate = (front_speed * s - l_f * pivots.gamma_rate[j] * c) / (l_f * c + l_r)
+        advance_odometry(odometry.pose, odometry.twist, k, rear_speed, yaw_rate, dt, odometry.scale)
 
 
 def articulated_footprint(corners: dict[str, tuple[float, float]], pivot_x: float,
                           gamma: float) -> list[tuple[float, float]]:
     """Outline [m] of an articulated vehicle in base_link at joint angle gamma [rad], counter-clockwise.
 
-    corners: seed 004's trailer_top_left/right (front unit's front corners) and tractor_bottom_left/right (rear
+    corners: the world file's trailer_top_left/right (front unit's front corners) and tractor_bottom_left/right (rear
     unit's rear corners), in base_link at gamma = 0. Each unit is the rectangle from its corners to the pivot's
     x (pivot_x [m]); the front unit's points turn by gamma about the pivot. Order: rear right, rear unit at the
     pivot (right), front unit at the pivot (right), front right, front left, front unit at the pivot (left), rear

@@ -1,11 +1,11 @@
-"""Differential drive: wheel odometry from the left and right wheels (physics seed 001, "Differential Drive").
+"""Differential drive: wheel odometry from the left and right wheels (MVSim docs, "Differential Drive").
 
 With wheel ground speeds v_l = omega_l R_l and v_r = omega_r R_r at lateral positions y_l > y_r (left positive),
 rigid-body kinematics v_i = v - omega * y_i give
 
     omega = (v_r - v_l) / (y_l - y_r),    v = v_l + omega * y_l,    v_y = 0 (no side slip assumed).
 
-(Seed 001 writes the denominator as y_r - y_l, which flips the sign of omega for a left-positive y axis.)
+(MVSim's documentation writes the denominator as y_r - y_l, which flips the sign of omega for a left-positive y axis.)
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.step_phases import inlined_kernel
 from mvsim_ros.physics.vehicles.odometry import advance_odometry
 from mvsim_ros.physics.wheels import WheelArrays
 
@@ -32,17 +32,20 @@ def odometry_wheel_pairs(wheels: WheelArrays, vehicle_count: int) -> tuple[np.nd
     return left, right
 
 
-@kernel
-def integrate_differential_odometry(omega, radius, y, vehicles, left, right, odom_pose, odom_twist, dt, scale):
-    """Advance the odometry of the listed vehicles by dt [s] from their wheels' spin rates (midpoint heading).
+@inlined_kernel
+def integrate_differential_odometry(omega, radius, y, odometry, dt):
+    """Advance the odometry of the vehicles odometry.vehicles by dt [s] from their wheels' spin rates omega
+    [rad/s] (midpoint heading); radius [m] and lateral position y [m] of every wheel.
 
-    left[k], right[k]: vehicle k's odometry wheels; odom_pose[k] = (x, y, yaw) [m, m, rad] and
-    odom_twist[k] = (v, omega) [m/s, rad/s] are updated in place; scale: the odometry multipliers
-    (advance_odometry).
+    odometry: step_data.OdometryData, whose left[k], right[k] are vehicle k's odometry wheels and whose
+    pose[k] = (x, y, yaw) [m, m, rad] and twist[k] = (v, omega) [m/s, rad/s] are updated in place; its scale: the
+    odometry multipliers (advance_odometry).
     """
+    vehicles, left, right = odometry.vehicles, odometry.left, odometry.right
+    pose, twist, scale = odometry.pose, odometry.twist, odometry.scale
     for j in range(vehicles.size):
         k = vehicles[j]
         l, r = left[k], right[k]
         v_left = omega[l] * radius[l]
         yaw_rate = (omega[r] * radius[r] - v_left) / (y[l] - y[r])
-        advance_odometry(odom_pose, odom_twist, k, v_left + yaw_rate * y[l], yaw_rate, dt, scale)
+        advance_odometry(pose, twist, k, v_left + yaw_rate * y[l], yaw_rate, dt, scale)

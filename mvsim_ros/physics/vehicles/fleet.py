@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mvsim_ros.physics.controllers import WheelControllers, pid_torque_law
 from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.controllers import WheelControllers, pid_torque_law
+from mvsim_ros.physics.step_data import Setpoints, SteeringData
+from mvsim_ros.physics.step_phases import inlined_kernel
 from mvsim_ros.physics.vehicles.ackermann import (DRIVETRAIN_CODES, ackermann_wheel_angle_pair, drivetrain_fractions,
                                                   steer_toward)
 from mvsim_ros.world.specs import VehicleSpec
@@ -70,6 +72,11 @@ class Steering:
         steering.delta = np.zeros(len(rows))
         return steering
 
+    def arrays(self) -> SteeringData:
+        """The same arrays as the kernels take them (wheel_setpoints_into's `steering`)."""
+        return SteeringData(self.vehicle, self.fl, self.fr, self.wheelbase, self.track, self.max_steer,
+                            self.max_rate, self.delta)
+
 
 @kernel
 def steering_targets(v, omega, steer, steer_mode, wheelbase, max_steer):
@@ -95,42 +102,45 @@ def steering_target(v, omega, steer, steer_mode, wheelbase, max_steer):
 
 
 @kernel
-def wheel_setpoints(v, omega, steer, steer_mode, steer_rate, steer_vehicle, fl, fr, wheelbase, track, max_steer,
-                    max_rate, delta, wheel_vehicle, x, y, yaw, dt):
+def wheel_setpoints(commands, steering, vehicle, x, y, yaw, dt):
     """Phase 2 of the step for all vehicles in one call: steering, then each wheel's ground-speed setpoint.
 
-    Ackermann vehicles (steer_vehicle[j], front wheels fl[j], fr[j]) move their equivalent angle delta[j] towards
-    steering_targets(...) within max_steer and the rate limit (steer_rate of the command if > 0, else
+    commands: step_data.CommandData; steering: step_data.SteeringData; per wheel: its vehicle, position x, y [m]
+    and yaw [rad] in its body's frame; dt [s].
+
+    Ackermann vehicles (steering.vehicle[j], front wheels fl[j], fr[j]) move their equivalent angle delta[j]
+    towards steering_target(...) within max_steer and the rate limit (steer_rate of the command if > 0, else
     max_rate; <= 0: none), and their front wheels' yaw is set by the Ackermann formulas; their yaw-rate setpoint
-    becomes what the geometry allows at the commanded speed, v tan(delta) / l. `delta` and `yaw` are updated in
-    place. Each wheel's setpoint is the commanded twist's velocity at the wheel along its heading:
-    cos(yaw) (v - omega y) + sin(yaw) omega x [m/s]. Returns (setpoint, cos(yaw), sin(yaw), omega_setpoint).
+    becomes what the geometry allows at the commanded speed, v tan(delta) / l. steering.delta and `yaw` are updated
+    in place. Each wheel's setpoint is the commanded twist's velocity at the wheel along its heading:
+    cos(yaw) (v - omega y) + sin(yaw) omega x [m/s]. Returns (setpoint [m/s], cos(yaw), sin(yaw), omega_setpoint
+    [rad/s]).
     """
-    setpoint = np.empty(wheel_vehicle.size)
-    cos_yaw = np.empty(wheel_vehicle.size)
-    sin_yaw = np.empty(wheel_vehicle.size)
-    omega_set = np.empty(omega.size)
-    wheel_setpoints_into(v, omega, steer, steer_mode, steer_rate, steer_vehicle, fl, fr, wheelbase, track, max_steer,
-                         max_rate, delta, wheel_vehicle, x, y, yaw, dt, setpoint, cos_yaw, sin_yaw, omega_set)
-    return setpoint, cos_yaw, sin_yaw, omega_set
+    out = Setpoints(np.empty(vehicle.size), np.empty(vehicle.size), np.empty(vehicle.size),
+                    np.empty(commands.omega.size))
+    wheel_setpoints_into(commands, steering, vehicle, x, y, yaw, dt, out)
+    return out.setpoint, out.cos_yaw, out.sin_yaw, out.omega
 
 
-@kernel
-def wheel_setpoints_into(v, omega, steer, steer_mode, steer_rate, steer_vehicle, fl, fr, wheelbase, track,
-                         max_steer, max_rate, delta, wheel_vehicle, x, y, yaw, dt, setpoint, cos_yaw, sin_yaw,
-                         omega_set):
-    """wheel_setpoints writing (setpoint [m/s], cos(yaw), sin(yaw), omega_setpoint [rad/s]) into the given arrays
-    (no allocation: the compiled steps)."""
+@inlined_kernel
+def wheel_setpoints_into(commands, steering, vehicle, x, y, yaw, dt, out):
+    """wheel_setpoints writing into `out` (step_data.Setpoints; no allocation: the compiled steps)."""
+    v, omega, steer, steer_mode, steer_rate = (commands.v, commands.omega, commands.steer, commands.steer_mode,
+                                               commands.steer_rate)
+    delta = steering.delta
+    setpoint, cos_yaw, sin_yaw, omega_set = out.setpoint, out.cos_yaw, out.sin_yaw, out.omega
     omega_set[:] = omega
-    for j in range(steer_vehicle.size):
-        k = steer_vehicle[j]
-        target = steering_target(v[k], omega[k], steer[k], steer_mode[k], wheelbase[j], max_steer[j])
-        rate = steer_rate[k] if steer_rate[k] > 0.0 else max_rate[j]
-        delta[j] = steer_toward(delta[j], target, max_steer[j], rate, dt)
-        yaw[fl[j]], yaw[fr[j]] = ackermann_wheel_angle_pair(delta[j], track[j], wheelbase[j], max_steer[j])
-        omega_set[k] = v[k] * math.tan(delta[j]) / wheelbase[j]
-    for i in range(wheel_vehicle.size):
-        k = wheel_vehicle[i]
+    for j in range(steering.vehicle.size):
+        k = steering.vehicle[j]
+        wheelbase, max_steer = steering.wheelbase[j], steering.max_steer[j]
+        target = steering_target(v[k], omega[k], steer[k], steer_mode[k], wheelbase, max_steer)
+        rate = steer_rate[k] if steer_rate[k] > 0.0 else steering.max_rate[j]
+        delta[j] = steer_toward(delta[j], target, max_steer, rate, dt)
+        fl, fr = steering.fl[j], steering.fr[j]
+        yaw[fl], yaw[fr] = ackermann_wheel_angle_pair(delta[j], steering.track[j], wheelbase, max_steer)
+        omega_set[k] = v[k] * math.tan(delta[j]) / wheelbase
+    for i in range(vehicle.size):
+        k = vehicle[i]
         c, s = math.cos(yaw[i]), math.sin(yaw[i])
         cos_yaw[i], sin_yaw[i] = c, s
         setpoint[i] = c * (v[k] - omega_set[k] * y[i]) + s * omega_set[k] * x[i]

@@ -35,7 +35,7 @@ class CommandSubscriptions:
     rate, steering angle and rate: physics.command_limits) are clamped to them, with a warning. Warnings are
     throttled: at most one per WARNING_THROTTLE_S of wall time per vehicle, topic and kind (dropped, clamped).
     All use COMMAND_QOS. `destroy()` ends the TwistStamped subscriptions (or parks them, see
-    ros/entity_reuse.py).
+    ros/node/entity_reuse.py).
     """
 
     def __init__(self, node: Node, sim: Simulation, prefixes: list[str]):

@@ -31,7 +31,7 @@ class EntityReuse:
         self._twin: TwinParticipant | None = None
 
     def twin(self) -> TwinParticipant:
-        """The node's second participant (ros/twin_participant.py), created on first use and kept across
+        """The node's second participant (ros/inputs/twin_participant.py), created on first use and kept across
         sessions; its subscriptions are parked and taken over like the node's."""
         if self._twin is None:
             self._twin = TwinParticipant(self._node)

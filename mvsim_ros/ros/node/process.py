@@ -5,7 +5,7 @@ node cannot start (one line on stderr naming the cause), 3 when the simulation d
 
 Only a few standard modules and the signal handling are imported at the top: `main()` installs its SIGINT/SIGTERM
 handlers first and imports rclpy, numba and the world loader afterwards, so that a signal during those imports
-(most of a second) is a clean stop too. See ros/signals.py for what a signal does at each stage.
+(most of a second) is a clean stop too. See ros/node/signals.py for what a signal does at each stage.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The node keeps one SimSession at a time. Whatever changes the set of simulated things (spawning or deleting an
 entity) builds a new Simulation and a new session on it, after `destroy()` took the old one's publishers,
 subscriptions and timers off the node, or parked its publishers and subscriptions for the new session to take
-over (ros/entity_reuse.py), so that only the topics of the entity that came or went change. What does not
+over (ros/node/entity_reuse.py), so that only the topics of the entity that came or went change. What does not
 depend on the Simulation (parameters, the occupancy-grid map, services, the loop timer) lives in the node.
 """
 
@@ -28,13 +28,14 @@ from mvsim_ros.ros.publishing.state_publishers import PublishRates, SimPublisher
 from mvsim_ros.ros.publishing.scan_publisher import ScanPublisher
 from mvsim_ros.ros.topics import FrameLayout, frame_layout, use_frame_layout
 from mvsim_ros.core.schedule import DueTimes
+from mvsim_ros.runtime.sensor_runner import SensorRunner
 from mvsim_ros.sensors.suite import build_sensors
 
 
 class SimSession:
     """The ROS side of one Simulation on `node`.
 
-    p: the node's checked parameters (ros/parameters.py). prefixes: topic prefix of each vehicle ('<veh>/' or ''),
+    p: the node's checked parameters (ros/node/parameters.py). prefixes: topic prefix of each vehicle ('<veh>/' or ''),
     in the simulation's vehicle order. `check` is called between the build phases (the node's stop-signal check).
     Every publisher, subscription and timer created on the node while building belongs to the session and goes
     with `destroy()`.
@@ -81,11 +82,12 @@ class SimSession:
         self.sensors = sensors  # their latest outputs are what the viewer shows
         check()
         self.warnings = list(sensors.warnings)
-        self.scans = ScanPublisher(node, sim, sensors.lidars, self.prefixes, world=spec)
-        self.inertial = InertialPublisher(node, sim, sensors.imus, sensors.gnss, self.prefixes)
-        self.images = ImagePublisher(node, sim, spec, sensors.cameras, self.prefixes,
-                                     lidars3d=sensors.lidars3d, scene=self.scans.scene,
-                                     depth_encoding=p["depth_encoding"])
+        #: Every sensor is measured here, when due; the publishers below only publish what it measured.
+        self.sensor_runner = SensorRunner(sim, sensors, warn=node.get_logger().warning,
+                                          on_measured=self._publish_measured)
+        self.scans = ScanPublisher(node, self.sensor_runner, self.prefixes)
+        self.inertial = InertialPublisher(node, self.sensor_runner, self.prefixes)
+        self.images = ImagePublisher(node, self.sensor_runner, self.prefixes, depth_encoding=p["depth_encoding"])
         static = self.scans.static_transforms()
         for more in (self.inertial.static_transforms(), self.images.static_transforms()):
             for vehicle, transforms in more.items():
@@ -101,27 +103,41 @@ class SimSession:
                                                       relocalize=getattr(self.publishers, "relocalize", None))
         self.log_topics = (LogTopics(node, sim, self.prefixes, log_topic_period(p["log_period"], tf_hz))
                            if p["publish_log_topics"] else None)
-        #: When each publisher (and its sensors) is next due: the node runs the simulation straight up to the
-        #: earliest, then serves only those due. In this order, the order they always published in.
-        self.due_times = DueTimes()
         #: /clock, the vehicle streams and (when it can) the lidars published from inside the compiled steps
-        #: (None: from Python); then the node waits for the others only (`next_due`).
+        #: (None: from Python).
         self.streams = CompiledStreams.for_publishers(sim, self.publishers, self.scans)
+        if self.streams is not None and self.streams.scans is not None:
+            self.sensor_runner.hand_over(self.streams.scans.lidars)
+        #: When each publisher (and the sensors) is next due: the runtime runs the simulation straight up to the
+        #: earliest, then serves only those due, in this order.
+        self.due_times = DueTimes()
+        #: The same without what the compiled steps serve (/clock and the vehicle streams, the handed-over
+        #: lidars): what the runtime waits for (`next_due`).
         self._python_due = DueTimes()
-        for publisher in (self.publishers, self.chassis, self.footprints, self.scans, self.inertial, self.images,
-                          self.objects, self.log_topics):
-            if publisher is not None:
-                self.due_times.add(publisher.publish_due, publisher.schedules())
-                if not self._compiled(publisher):
-                    self._python_due.add(publisher.publish_due, publisher.schedules())
+        for publisher in (self.publishers, self.chassis, self.footprints, self.sensor_runner, self.objects,
+                          self.log_topics):
+            if publisher is None:
+                continue
+            serve = self.sensor_runner.serve_due if publisher is self.sensor_runner else publisher.publish_due
+            self.due_times.add(serve, self._all_schedules(publisher))
+            if publisher is not self.publishers or self.streams is None:
+                self._python_due.add(serve, publisher.schedules())
         check()
 
-    def _compiled(self, publisher) -> bool:
-        """Whether `streams` serves this publisher from the compiled steps (/clock and the vehicle streams; the
-        lidars when it took them)."""
-        streams = self.streams
-        return streams is not None and (publisher is self.publishers
-                                        or (publisher is self.scans and streams.scans is not None))
+    def _all_schedules(self, publisher) -> list:
+        """Every schedule a publisher (or the sensor runner, handed-over lidars included) serves."""
+        if publisher is self.sensor_runner:
+            runner = self.sensor_runner
+            return [s.schedule for s in [*runner.lidars, *runner.imus, *runner.gnss, *runner.lidars3d,
+                                         *runner.cameras]]
+        return publisher.schedules()
+
+    def _publish_measured(self, measured) -> None:
+        """Publish what the sensor runner measured at one instant: scans, IMU and GNSS readings, 3D lidar scans and
+        camera frames, in that order."""
+        self.scans.publish(measured)
+        self.inertial.publish(measured)
+        self.images.publish(measured)
 
     def next_due(self) -> float:
         """Simulated time [s] at which the next publisher or sensor that Python serves is due (all of them, but
@@ -136,9 +152,9 @@ class SimSession:
         else:
             self.sim.step_many(count)
 
-    def publish_due(self) -> None:
+    def serve_due(self) -> None:
         """Publish whatever is due at the simulation's current time (called after every step, or after the steps
-        up to `next_due()`: nothing is due in between)."""
+        up to `next_due()`: nothing is due in between); a runtime Sink."""
         self.due_times.serve_due(self.sim.time)
 
     def publish_clock(self) -> None:

@@ -1,8 +1,9 @@
-"""The mvsim_ros node: loads a world, steps it on a wall-clock timer, takes commands, publishes state.
+"""The mvsim_ros node: loads a world, drives the runtime Runner from a wall-clock timer, takes commands, publishes.
 
-The process around it (signals, exit status, one-line start errors) is `mvsim_ros.ros.node.process.main`. The standard
-simulation services (simulation_interfaces: pause, step, reset, spawn, ...) are in ros/simulation_services.py; what
-they change in the node (run state, stepping while paused, swapping the simulation) is here.
+The process around it (signals, exit status, one-line start errors) is `mvsim_ros.ros.node.process.main`. The
+standard simulation services (simulation_interfaces: pause, step, reset, spawn, ...) are in
+ros/services/simulation_services.py; what they change in the node (run state, stepping while paused, swapping the
+simulation) is here, and goes through the runner.
 """
 
 from __future__ import annotations
@@ -24,33 +25,28 @@ from mvsim_ros.ros.node.signals import StopSignals
 from mvsim_ros.ros.node.status import StatusLine
 from mvsim_ros.ros.node.session import SimSession
 from mvsim_ros.ros.services.simulation_services import SimulationServices
-from mvsim_ros.runtime.step_queue import StepQueue
+from mvsim_ros.runtime.runner import CallbackSink, Runner
 from mvsim_ros.ros.topics import ros_safe_names, vehicle_prefix
-from mvsim_ros.core.schedule import steps_until
 from mvsim_ros.world import WorldFileError, load_world
 
-#: At most this much simulated time [s] is caught up in one timer tick; beyond it, the node slips behind
-#: real time instead of freezing (printed in the status line as a lower real-time factor).
-MAX_CATCH_UP_S = 0.25
 #: At realtime_factor 0, a timer tick steps for this long [s of wall time] (or the timer's period if longer):
 #: each return to the executor costs ~0.4 ms, and commands and service calls still get served 20 times a second.
 FULL_SPEED_TICK_S = 0.05
-#: At realtime_factor 0, at most this many steps run between two looks at the wall clock (when nothing is due
-#: sooner), so a timer tick ends near its deadline.
-MAX_BATCH_STEPS = 1000
+#: While paused, the steps asked for run for at most this fraction of a timer period per tick.
+PAUSED_TICK_FRACTION = 0.9
 
 
 class MvsimNode(LeanEventsNode):
     """ROS 2 node around a Simulation.
 
-    Parameters: the table in ros/parameters.py (world_file, realtime_factor, publication rates, ...), checked at
-    start. Topics: see SimPublishers, CommandSubscriptions, the sensor publishers, MapPublisher, ObjectMarkers;
+    Parameters: the table in ros/node/parameters.py (world_file, realtime_factor, publication rates, ...), checked
+    at start. Topics: see SimPublishers, CommandSubscriptions, the sensor publishers, MapPublisher, ObjectMarkers;
     services `~/clear_logs`, `~/new_log_session` (LogServices) and the standard simulation services and action
     under `~/` (SimulationServices: pause, step, reset, entity states, spawn, delete). Any failure while starting
     destroys the half-built node and raises (main() turns it into one line and exit status 2).
 
-    stop: the process's stop signals (see ros/signals.py). While starting, the node lets a signal interrupt the
-    world load, and checks for one between the other phases (raising Interrupted); it puts `stop` on hold
+    stop: the process's stop signals (see ros/node/signals.py). While starting, the node lets a signal interrupt
+    the world load, and checks for one between the other phases (raising Interrupted); it puts `stop` on hold
     (signals only recorded, never raised) as the last step of its start-up, and the simulation loop ends a timer
     tick early, between two steps, once `stop.requested` is set. Without one (e.g. in a test), nothing stops it
     but its owner.
@@ -65,12 +61,10 @@ class MvsimNode(LeanEventsNode):
         self.logs: LogServices | None = None
         #: The browser viewer (None when headless).
         self.viewer = None  # a NodeViewer
-        #: Run state: playing (the timer steps with the wall clock), paused (only queued steps run), stopped
-        #: (paused at the start, after a reset).
-        self.paused = False
+        #: The runtime loop around the simulation (built with it in `_start`): pacing, run state, what is due.
+        self.runner: Runner | None = None
+        #: Paused at the start, after a reset (the standard's STOPPED; `paused` too).
         self.stopped = False
-        #: Steps asked for while paused (StepSimulation, SimulateSteps), run by the timer.
-        self.step_queue = StepQueue()
         self.status: StatusLine | None = None
         self._stop = stop if stop is not None else StopSignals()
         try:
@@ -91,12 +85,12 @@ class MvsimNode(LeanEventsNode):
                               allow_shell=p["allow_shell_in_world"], limits=load_limits(p))
         spec, renamed = ros_safe_names(spec, p["force_publish_vehicle_namespace"])
         self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
+        self.runner = Runner(self.sim, p["realtime_factor"])
         self._stop.check()
         for warning in spec.warnings + renamed + self.sim.warnings:
             self.get_logger().warning(warning)
         if not box2d_native.AVAILABLE:
             self.get_logger().warning(f"stepping without compiled batches (slower): {box2d_native.UNAVAILABLE_REASON}")
-        self.realtime_factor = p["realtime_factor"]
         count, forced = len(self.sim.vehicle_names), p["force_publish_vehicle_namespace"]
         prefixes = [vehicle_prefix(name, count, forced) for name in self.sim.vehicle_names]
         with self._stop.interruptible():  # the scene's remote models may still be downloading
@@ -119,8 +113,7 @@ class MvsimNode(LeanEventsNode):
             self.viewer = NodeViewer(self, p["viewer_host"], p["viewer_port"], p["viewer_rate"])
 
         self._period = 1.0 / max(1.0, p["simul_rate"])
-        self._wall_anchor = time.monotonic()
-        self._sim_anchor = self.sim.time
+        self._attach()
         self.status = StatusLine(self.sim, p["status_period"])
         wall_clock = Clock(clock_type=ClockType.STEADY_TIME)
         self._timer = self.create_timer(self._period, self._tick, clock=wall_clock)
@@ -162,65 +155,62 @@ class MvsimNode(LeanEventsNode):
                 return parked
         return super().create_subscription(msg_type, topic, callback, qos_profile, **kwargs)
 
-    def _tick(self) -> None:
-        """Advance the simulation to where the wall clock says it should be (or for most of a period if rtf = 0).
+    # -- the loop ------------------------------------------------------------------------------------------------
+    @property
+    def realtime_factor(self) -> float:
+        """Simulated seconds per wall second aimed at (0: as fast as possible)."""
+        return self.runner.realtime_factor
 
-        The steps run in batches straight up to the next instant something is due (a publisher, a sensor, the CSV
-        log: `_advance`); only then does Python serve what is due."""
+    @property
+    def paused(self) -> bool:
+        """Whether the simulation steps only when asked (StepSimulation, SimulateSteps, the viewer's step)."""
+        return self.runner is not None and self.runner.paused
+
+    @paused.setter
+    def paused(self, value: bool) -> None:
+        self.runner.paused = bool(value)
+
+    @property
+    def step_queue(self):
+        """Step jobs waiting while paused (runtime StepQueue), run by the timer."""
+        return self.runner.step_queue
+
+    def _attach(self) -> None:
+        """Let the runner serve the current session: CSV log rows, ground-truth files, then the session's
+        publishers and sensors, stepping through the session (which may publish from inside compiled steps)."""
+        sinks = []
+        if self.logs is not None:
+            logs = self.logs
+            sinks.append(CallbackSink(lambda: logs.next_due, logs.record))
+        sinks.append(CallbackSink(self._ground_truth_due, self._record_ground_truth))
+        if self.session is not None:
+            sinks.append(self.session)
+        self.runner.attach(self.sim, sinks, self.session.advance if self.session is not None else None)
+
+    def _tick(self) -> None:
+        """One turn of the runtime loop: the steps due by the wall clock (or for most of a period if
+        realtime_factor = 0, or those asked for while paused), each batch running straight up to the next instant
+        something is due; then the status line and the viewer."""
         start = time.monotonic()
-        sim, dt = self.sim, self.sim.dt
-        if self.paused:  # only steps asked for, as fast as they go, a tick's worth of wall time at a time
-            ran = self.step_queue.run(self._step, start + 0.9 * self._period, stop=lambda: self._stop.requested)
-            if ran and self.session is not None:  # the clock reads where the steps stopped, off its grid too
-                self.session.publish_clock()
-        elif self.realtime_factor > 0.0:
-            target = self._sim_anchor + (start - self._wall_anchor) * self.realtime_factor
-            if target - sim.time > MAX_CATCH_UP_S:  # too far behind: drop the backlog, keep going from here
-                self._wall_anchor, self._sim_anchor = start, sim.time
-                target = sim.time + dt
-            # Steps while sim.time + dt/2 <= target, as one step at a time would run them.
-            remaining = math.floor((target - sim.time) / dt + 0.5)
-            while remaining > 0 and not self._stop.requested:
-                remaining -= self._advance(remaining)
-        else:  # the timer is due again at once; the executor serves what came in between (commands, services)
+        runner = self.runner
+        if runner.paused:
+            deadline = start + PAUSED_TICK_FRACTION * self._period
+        else:  # at realtime_factor 0 the timer is due again at once; the executor serves what came in between
             deadline = start + max(self._period, FULL_SPEED_TICK_S)
-            while time.monotonic() < deadline and not self._stop.requested:
-                self._advance(MAX_BATCH_STEPS)
+        ran = runner.run(start, deadline, should_stop=lambda: self._stop.requested)
+        if runner.paused and ran and self.session is not None:  # the clock reads where the steps stopped
+            self.session.publish_clock()
         self.status.update()
         if self.viewer is not None:
             self.viewer.service()
 
-    def _advance(self, at_most: int) -> int:
-        """Run up to `at_most` steps, stopping at the first step after which something is due, and serve it
-        (log row, publishers, sensors). Returns the number of steps run (>= 1)."""
-        sim, session = self.sim, self.session
-        due = self.logs.next_due if self.logs is not None else math.inf
-        if self.ground_truth is not None:
-            due = min(due, self.ground_truth.next_due)
-        if session is not None:
-            due = min(due, session.next_due())
-        first = sim.steps
-        count = min(at_most, steps_until(due, first, sim.dt))
-        if session is not None:
-            session.advance(count)  # /clock and odometry may go out from inside the compiled steps
-        else:
-            sim.step_many(count)
-        self._serve_due()
-        return sim.steps - first
-
-    def _step(self) -> None:
-        self.sim.step()
-        self._serve_due()
-
-    def _serve_due(self) -> None:
-        self.logs.record()
-        if self.ground_truth is not None:
-            self._record_ground_truth()
-        if self.session is not None:  # None only while a failed rebuild is being undone
-            self.session.publish_due()
+    def _ground_truth_due(self) -> float:
+        return self.ground_truth.next_due if self.ground_truth is not None else math.inf
 
     def _record_ground_truth(self) -> None:
         """A row per vehicle when due; a write error stops these files (one error line), not the simulation."""
+        if self.ground_truth is None:
+            return
         try:
             self.ground_truth.record()
         except OSError as exc:
@@ -233,14 +223,14 @@ class MvsimNode(LeanEventsNode):
     def play(self) -> None:
         """Run with the wall clock again, from the current simulated time (no catch-up of the paused time)."""
         self.step_queue.abort_all("the simulation was played")
-        self.paused = self.stopped = False
-        self._rebase_clock()
+        self.stopped = False
+        self.runner.play()
         self._restart_status()
 
     def pause(self) -> None:
         """Stop stepping with the wall clock (queued steps still run); /clock stops with the simulation, at the
         time it paused."""
-        self.paused = True
+        self.runner.pause()
         self._restart_status()
         if self.session is not None:
             self.session.publish_clock()
@@ -249,13 +239,14 @@ class MvsimNode(LeanEventsNode):
         """Reset to the start and stay paused there (the standard's STOPPED)."""
         self.step_queue.abort_all("the simulation was stopped")
         self.reset_to_start()
-        self.paused = self.stopped = True
+        self.runner.pause()
+        self.stopped = True
         self._restart_status()
 
     def quit(self) -> None:
         """End the node's spin loop after this callback: the process exits normally (status 0)."""
         self.step_queue.abort_all("the simulator is quitting")
-        self.paused = True
+        self.runner.pause()
         self._stop.requested = True
         if self._stop.wake is not None:
             self._stop.wake()
@@ -287,7 +278,7 @@ class MvsimNode(LeanEventsNode):
             self.logs.follow(sim)
         if self.ground_truth is not None:
             self.ground_truth.follow(sim)
-        self._rebase_clock()
+        self._attach()
 
     @property
     def start_spec(self):
@@ -298,9 +289,6 @@ class MvsimNode(LeanEventsNode):
         """The status line's real-time factor starts a new window now (after a reset, swap, pause or resume)."""
         if self.status is not None:
             self.status.restart("paused" if self.paused else "")
-
-    def _rebase_clock(self) -> None:
-        self._wall_anchor, self._sim_anchor = time.monotonic(), self.sim.time
 
     def destroy_node(self) -> None:
         """Write and close the CSV logs (if logging started), then destroy the node (once)."""
@@ -314,7 +302,7 @@ class MvsimNode(LeanEventsNode):
             self.viewer.stop()
             self.viewer = None
         services = getattr(self, "simulation_services", None)
-        if services is not None:
+        if services is not None and self.runner is not None:
             self.step_queue.abort_all("the node is shutting down")
             services.action.destroy()
             self.simulation_services = None

@@ -3,24 +3,29 @@
 rclpy's `publish_raw` costs ~1.4 us per message, of which ~0.9 us is the middleware's own work (Fast DDS:
 writer history, locks, time stamps) and the rest Python call and byte-copy overhead. For 150 messages
 (50 vehicles x odometry, ground truth, TF) at every 50 Hz event that overhead is ~70 us of the simulation
-thread. Here one numba-compiled loop calls `rcl_publish_serialized_message` directly on every message's bytes
-in place (no copy), with the GIL released.
+thread. Here one compiled loop (runtime/fast_path/delivery.py) calls `rcl_publish_serialized_message` directly on
+every message's bytes in place (no copy), with the GIL released.
 
-rcl is reached by symbol name in the librcl that rclpy has already loaded (the same library, no build step;
-numba's disk cache stays valid). Where that library cannot be found, the batches go through rclpy instead.
+This module is the ROS side of that delivery: it finds the librcl and librcutils that rclpy has already loaded
+(the same libraries, no build step), binds rcl's serialized publish and rcutils' error reset as the fast path's
+delivery functions, and describes each batch as a `Delivery` (rcl publisher handles, serialized-message structs).
+Where the libraries cannot be found, the batches go through rclpy instead.
 
-(Publishing from a worker thread was tried and is slower here: waking the thread and handing the GIL back and
-forth at every event costs more than the publishing it moves off the simulation thread.)
+Publishing stays on the simulation thread: waking a worker thread and handing the GIL back and forth at every
+event would cost more than the publishing it moves off the simulation thread.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 from typing import Callable, Sequence
 
 import numpy as np
-from numba import njit, types
 from rclpy.publisher import Publisher
+
+from mvsim_ros.runtime.fast_path import delivery
+from mvsim_ros.runtime.fast_path.delivery import Delivery, deliver_all
 
 #: rcutils_uint8_array_t (= rcl_serialized_message_t): buffer, buffer_length, buffer_capacity, then the
 #: rcutils_allocator_t (allocate, deallocate, reallocate, zero_allocate, state), unused by a publish.
@@ -41,47 +46,34 @@ def _loaded_library(name: str) -> str | None:
     return None
 
 
-# rcl_ret_t rcl_publish_serialized_message(const rcl_publisher_t *, const rcl_serialized_message_t *,
-#                                          rmw_publisher_allocation_t *), pointers passed as integers; resolved by
-# name in the librcl that rclpy loaded, once _publish_kernel() made it visible to compiled code.
-_rcl_publish = types.ExternalFunction("rcl_publish_serialized_message",
-                                      types.int32(types.uintp, types.uintp, types.uintp))
-_reset_error = types.ExternalFunction("rcutils_reset_error", types.void())
+def _function_address(library: str, symbol: str) -> int | None:
+    """Address of the C function `symbol` in the (already loaded) shared library at path `library`."""
+    try:
+        return ctypes.cast(getattr(ctypes.CDLL(library), symbol), ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return None
 
 
-@njit(cache=True, nogil=True)
-def publish_all(publishers, messages):
-    """Publish message i (a serialized-message struct's address) on publisher i (an rcl publisher's address);
-    returns how many rcl refused. Only after _publish_kernel() returned it (rcl must be visible)."""
-    failures = 0
-    for i in range(publishers.shape[0]):
-        if _rcl_publish(publishers[i], messages[i], 0) != 0:
-            _reset_error()  # rcl keeps one error state per thread: clear it, as rclpy does after raising
-            failures += 1
-    return failures
-
-
-def _compile_publish_kernel() -> Callable[[np.ndarray, np.ndarray], int] | None:
-    """`publish_all`, once rcl's libraries are visible to compiled code, or None where they are not mapped into
-    this process."""
+def _bind_rcl_delivery() -> Callable[[np.ndarray, np.ndarray], int] | None:
+    """Bind rcl's serialized publish (rcl_ret_t rcl_publish_serialized_message(const rcl_publisher_t *,
+    const rcl_serialized_message_t *, rmw_publisher_allocation_t *)) and rcutils_reset_error as the fast path's
+    delivery (delivery.bind) and return its compiled loop `deliver_all`, or None where rcl's libraries are not
+    mapped into this process."""
     rcl, rcutils = _loaded_library("librcl.so"), _loaded_library("librcutils.so")
     if rcl is None or rcutils is None:
         return None
-    import llvmlite.binding as llvm
-
-    try:
-        llvm.load_library_permanently(rcl)
-        llvm.load_library_permanently(rcutils)
-    except RuntimeError:
+    publish = _function_address(rcl, "rcl_publish_serialized_message")
+    reset_error = _function_address(rcutils, "rcutils_reset_error")
+    if not publish or not reset_error:
         return None
-    publish_all(np.zeros(0, np.uintp), np.zeros(0, np.uintp))
-    return publish_all
+    delivery.bind(publish, reset_error)
+    return deliver_all
 
 
 @functools.cache
 def _publish_kernel() -> Callable[[np.ndarray, np.ndarray], int] | None:
-    """_compile_publish_kernel(), once per process."""
-    return _compile_publish_kernel()
+    """_bind_rcl_delivery(), once per process."""
+    return _bind_rcl_delivery()
 
 
 class BatchPublisher:
@@ -123,14 +115,10 @@ class BatchPublisher:
                                   + _SERIALIZED_MESSAGE.itemsize * np.arange(count)).astype(np.uintp)
 
     @property
-    def handles(self) -> np.ndarray:
-        """The rcl publishers' addresses, one per message (only when `direct`)."""
-        return self._handles
-
-    @property
-    def message_pointers(self) -> np.ndarray:
-        """The addresses of the serialized-message structs over the streams' rows (only when `direct`)."""
-        return self._message_pointers
+    def delivery(self) -> Delivery:
+        """The rcl publishers' addresses, one per message, and the addresses of the serialized-message structs
+        over the streams' rows, for the compiled fast path (only when `direct`)."""
+        return Delivery(self._handles, self._message_pointers)
 
     @property
     def direct(self) -> bool:

@@ -25,6 +25,7 @@ from mvsim_ros.physics.vehicles.fleet import steering_targets
 from mvsim_ros.ros.qos import latched
 from mvsim_ros.ros.publishing.serialized import SerializedBatch
 from mvsim_ros.ros.topics import vehicle_frame
+from mvsim_ros.core.rotations import yaw_quaternions_xyzw
 from mvsim_ros.core.schedule import DUE_TOLERANCE_S, Periodic, next_grid_time
 
 #: MVSim's marker namespaces (rviz configs written for MVSim select them by name).
@@ -183,7 +184,7 @@ def _pose_values(poses: np.ndarray) -> np.ndarray:
     """One row of (x, y, z, qx, qy, qz, qw) per planar pose (x, y, yaw), all wheels side by side: shape (1, 7 n)."""
     out = np.zeros((len(poses), 7))
     out[:, 0], out[:, 1] = poses[:, 0], poses[:, 1]
-    out[:, 5], out[:, 6] = np.sin(0.5 * poses[:, 2]), np.cos(0.5 * poses[:, 2])
+    out[:, 3:] = yaw_quaternions_xyzw(poses[:, 2])
     return out.reshape(1, -1)
 
 

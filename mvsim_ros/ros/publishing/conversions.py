@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import time
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Quaternion, TransformStamped
 from nav_msgs.msg import Odometry
 
-from mvsim_ros.core.rotations import ypr_quaternion
+from mvsim_ros.core import rotations
 
 
 #: Added to every message stamp [ns]: 0 stamps messages with simulated time (the default, with /clock); the wall
@@ -54,8 +53,8 @@ def sim_time_msg(seconds: float) -> Time:
 
 
 def yaw_quaternion(yaw: float) -> Quaternion:
-    """Quaternion of a rotation by `yaw` [rad] about +z."""
-    return Quaternion(x=0.0, y=0.0, z=math.sin(0.5 * yaw), w=math.cos(0.5 * yaw))
+    """geometry_msgs/Quaternion of a rotation by `yaw` [rad] about +z."""
+    return quaternion_msg(rotations.yaw_quaternion(yaw))
 
 
 def planar_odometry(
@@ -97,7 +96,7 @@ def pose3_transform(stamp: Time, parent: str, child: str, pose) -> TransformStam
     msg.child_frame_id = child
     msg.transform.translation.x, msg.transform.translation.y = float(pose.x), float(pose.y)
     msg.transform.translation.z = float(pose.z)
-    msg.transform.rotation = quaternion_msg(ypr_quaternion(pose.yaw, pose.pitch, pose.roll))
+    msg.transform.rotation = quaternion_msg(rotations.ypr_quaternion(pose.yaw, pose.pitch, pose.roll))
     return msg
 
 

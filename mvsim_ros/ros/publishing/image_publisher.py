@@ -19,8 +19,8 @@ publish_ros_depth_image false publishes no depth image (its points still).
 scene with generate_intensity, else 1), ring uint16; only
 beams with a return; frame `<name>_points` as in MVSim, the sensor's own axes: x forward, z up).
 World-level cameras and 3D lidars publish the same streams without the `<veh>/` prefix, their frames fixed to
-map; they see every vehicle. The GL scene is built here; when no OpenGL context can be made the node warns and
-runs without cameras.
+map; they see every vehicle. The sensors are rendered by the session's runtime SensorRunner (which warns and runs
+without cameras when no OpenGL context can be made); this module only turns their frames into messages.
 """
 
 from __future__ import annotations
@@ -32,17 +32,13 @@ from geometry_msgs.msg import TransformStamped
 from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image, PointCloud2, PointField
 
-from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.publishing.conversions import pose3_transform, sim_time_msg
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.ros.topics import vehicle_frame
+from mvsim_ros.runtime.sensor_runner import Measured, SensorRunner
 from mvsim_ros.sensors.camera import Camera, Intrinsics
-from mvsim_ros.sensors.gl_context import GlUnavailable
 from mvsim_ros.sensors.lidar3d import Lidar3D
-from mvsim_ros.sensors.scene import Scene
-from mvsim_ros.sensors.suite import host_frame, host_pose3, topic_prefix
-from mvsim_ros.world.specs import WorldSpec
-from mvsim_ros.core.schedule import Periodic
+from mvsim_ros.sensors.suite import host_frame, topic_prefix
 
 
 def camera_info(intrinsics: Intrinsics, frame: str) -> CameraInfo:
@@ -205,37 +201,32 @@ class _CameraOutputs:
 
 
 class ImagePublisher:
-    """Renders the cameras and 3D lidars when due and publishes them (reliable, keep-last).
+    """Publishes the frames of the cameras and the scans of the 3D lidars of `runner` (a runtime SensorRunner) as
+    they are rendered (reliable, keep-last).
 
     depth_encoding: '16UC1' (millimetres, MVSim's and REP 118's) or '32FC1' (metres) for depth images.
     """
 
-    def __init__(self, node: Node, sim: Simulation, world: WorldSpec, cameras: list[Camera], prefixes: list[str],
-                 base_frame: str = "base_link", lidars3d: list[Lidar3D] | None = None, scene: Scene | None = None,
+    def __init__(self, node: Node, runner: SensorRunner, prefixes: list[str], base_frame: str = "base_link",
                  world_frame: str = "map", depth_encoding: str = "16UC1"):
         if depth_encoding not in DEPTH_ENCODINGS:
             raise ValueError(f"depth encoding must be one of {', '.join(DEPTH_ENCODINGS)}, got {depth_encoding!r}")
-        self.sim = sim
+        self.runner = runner
         self.base_frame = base_frame
         self.world_frame = world_frame
         self.depth_encoding = depth_encoding
-        self.scene = scene
-        self.cameras: list[Camera] = []
-        self.lidars3d: list[Lidar3D] = []
-        lidars3d = list(lidars3d or [])
-        if cameras or lidars3d:
-            try:
-                if self.scene is None:
-                    self.scene = Scene(world, warn=node.get_logger().warning)
-                self.cameras, self.lidars3d = list(cameras), lidars3d
-            except GlUnavailable as exc:
-                node.get_logger().warning(
-                    f"{len(cameras)} camera(s) and {len(lidars3d)} 3D lidar(s) not simulated: {exc}")
+        self.cameras: list[Camera] = runner.cameras
+        self.lidars3d: list[Lidar3D] = runner.lidars3d
         self._clouds = [node.create_publisher(PointCloud2,
                                               topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name + "_points",
                                               reliable(2)) for lidar in self.lidars3d]
         self._outputs = [self._camera_outputs(node, cam, topic_prefix(prefixes, cam.vehicle))
                          for cam in self.cameras]
+
+    @property
+    def scene(self):
+        """The GL scene the sensors render (None when there are none or no OpenGL context)."""
+        return self.runner.scene
 
     @staticmethod
     def _camera_outputs(node: Node, cam: Camera, prefix: str) -> _CameraOutputs:
@@ -268,25 +259,18 @@ class ImagePublisher:
                                 lidar_frame(lidar), lidar.spec.pose))
         return out
 
-    def schedules(self) -> list[Periodic]:
-        """The cameras' and 3D lidars' sample schedules, which `publish_due` serves."""
-        return [sensor.schedule for sensor in [*self.cameras, *self.lidars3d]]
-
-    def publish_due(self) -> None:
-        """Render and publish with every camera whose period has come."""
-        now = self.sim.time
-        due = [(cam, out) for cam, out in zip(self.cameras, self._outputs) if cam.due(now)]
-        lidars = [(lidar, pub) for lidar, pub in zip(self.lidars3d, self._clouds) if lidar.due(now)]
-        if not due and not lidars:
+    def publish(self, measured: Measured) -> None:
+        """Publish the 3D lidar scans and camera frames measured at one instant (`measured.clouds`, `.frames`)."""
+        if not measured.clouds and not measured.frames:
             return
-        self.scene.update(self.sim)
-        stamp = sim_time_msg(now)
-        for lidar, pub in lidars:
-            cloud = point_cloud(lidar, lidar.scan(self.scene, host_pose3(self.sim, lidar.vehicle)), stamp)
+        stamp = sim_time_msg(measured.time)
+        for index, ranges in measured.clouds:
+            lidar = self.lidars3d[index]
+            cloud = point_cloud(lidar, ranges, stamp)
             cloud.header.frame_id = vehicle_frame(lidar.vehicle, cloud.header.frame_id)
-            pub.publish(cloud)
-        for cam, out in due:
-            frame = cam.capture(self.scene, host_pose3(self.sim, cam.vehicle))
+            self._clouds[index].publish(cloud)
+        for index, frame in measured.frames:
+            cam, out = self.cameras[index], self._outputs[index]
             if out.points is not None:
                 out.points.publish(depth_cloud(cam, frame.depth, frame.rgb, stamp, out.points_frame))
             for kind, (image_pub, info_pub, info, frame_id) in out.images.items():

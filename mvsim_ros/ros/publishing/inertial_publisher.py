@@ -13,17 +13,16 @@ from geometry_msgs.msg import TransformStamped
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, NavSatFix, NavSatStatus
 
-from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.publishing.batch_publisher import RowsPublisher
 from mvsim_ros.ros.publishing.conversions import pose3_transform, quaternion_msg, sec_nsec, sim_time_msg
 from mvsim_ros.core.rotations import matrix_quaternion
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.ros.publishing.serialized import SerializedBatch
 from mvsim_ros.ros.topics import vehicle_frame
+from mvsim_ros.runtime.sensor_runner import Measured, SensorRunner
 from mvsim_ros.sensors.gnss import Gnss
-from mvsim_ros.sensors.imu import Imu as ImuSensor, imu_readings
-from mvsim_ros.sensors.suite import host_frame, host_motion, host_pose3, topic_prefix
-from mvsim_ros.core.schedule import Periodic
+from mvsim_ros.sensors.imu import Imu as ImuSensor, ImuReading
+from mvsim_ros.sensors.suite import host_frame, topic_prefix
 
 
 #: The fields of an Imu message a sample writes, in serialized order.
@@ -33,17 +32,18 @@ IMU_FIELDS = ["header.stamp.sec", "header.stamp.nanosec", "orientation.x", "orie
 
 
 class InertialPublisher:
-    """Samples the IMUs and GNSS receivers when due and publishes them."""
+    """Publishes the readings of the IMUs and GNSS receivers of `runner` (a runtime SensorRunner) as they are
+    measured."""
 
-    def __init__(self, node: Node, sim: Simulation, imus: list[ImuSensor], gnss: list[Gnss], prefixes: list[str],
-                 base_frame: str = "base_link", world_frame: str = "map"):
-        self.sim, self.imus, self.gnss, self.base_frame = sim, imus, gnss, base_frame
+    def __init__(self, node: Node, runner: SensorRunner, prefixes: list[str], base_frame: str = "base_link",
+                 world_frame: str = "map"):
+        self.imus: list[ImuSensor] = runner.imus
+        self.gnss: list[Gnss] = runner.gnss
+        self.base_frame = base_frame
         self.world_frame = world_frame
         self._imu_pubs = [node.create_publisher(Imu, topic_prefix(prefixes, s.vehicle) + s.spec.name, reliable())
-                          for s in imus]
-        self._imu_offsets = np.array([[s.spec.pose.x, s.spec.pose.y] for s in imus], dtype=float).reshape(-1, 2)
-        self._imu_mounts = np.array([s.mount for s in imus], dtype=float).reshape(-1, 3, 3)
-        self._imu_templates = [self._imu_template(imu) for imu in imus]
+                          for s in self.imus]
+        self._imu_templates = [self._imu_template(imu) for imu in self.imus]
         #: IMU messages kept serialized and sent with one publish call per instant (None with publishers that
         #: are not rclpy's: those get Imu messages).
         self._imu_batches = None
@@ -52,7 +52,7 @@ class InertialPublisher:
             self._imu_rows = RowsPublisher(self._imu_pubs, [batch.store for batch in self._imu_batches])
         self._gnss_pubs = [node.create_publisher(NavSatFix, topic_prefix(prefixes, s.vehicle) + s.spec.name,
                                                  reliable())
-                           for s in gnss]
+                           for s in self.gnss]
 
     def static_transforms(self) -> dict[int, list[TransformStamped]]:
         """base_link -> sensor frame of every IMU and GNSS receiver, by vehicle index; map -> sensor frame of the
@@ -77,17 +77,11 @@ class InertialPublisher:
         msg.linear_acceleration_covariance[0::4] = [max(imu.accel_noise ** 2, 1e-12)] * 3
         return msg
 
-    def _publish_imus(self, due: list[int], now: float) -> None:
-        """Sample the IMUs at indices `due` (their noise-free readings in one compiled call) and publish them."""
-        sim, imus = self.sim, [self.imus[i] for i in due]
-        motion = [host_motion(sim, imu.vehicle) for imu in imus]
-        gyro, accel, frames = imu_readings(np.array([host_pose3(sim, imu.vehicle) for imu in imus]),
-                                           np.array([m[1] for m in motion], dtype=float),
-                                           np.array([m[2] for m in motion], dtype=float), self._imu_offsets[due],
-                                           self._imu_mounts[due], imus[0].gravity)
+    def _publish_imus(self, readings: list[tuple[int, ImuReading]], now: float) -> None:
+        """Publish the IMU readings (index, reading) measured at simulated time `now` [s]."""
         sec, nsec = sec_nsec(now)
-        for j, (index, imu) in enumerate(zip(due, imus)):
-            reading = imu.finish(gyro[j], accel[j], frames[j])
+        for index, reading in readings:
+            imu = self.imus[index]
             w, x, y, z = matrix_quaternion(reading.orientation) if imu.measure_orientation else (1.0, 0.0, 0.0, 0.0)
             row = [sec, nsec, x, y, z, w, *reading.angular_velocity, *reading.linear_acceleration]
             if self._imu_batches is not None:
@@ -100,26 +94,20 @@ class InertialPublisher:
             msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = row[9:12]
             self._imu_pubs[index].publish(msg)
         if self._imu_batches is not None:
-            self._imu_rows.publish(due)
+            self._imu_rows.publish([index for index, _ in readings])
 
-    def schedules(self) -> list[Periodic]:
-        """The IMUs' and GNSS receivers' sample schedules, which `publish_due` serves."""
-        return [sensor.schedule for sensor in [*self.imus, *self.gnss]]
-
-    def publish_due(self) -> None:
-        """Sample and publish every sensor whose period has come."""
-        sim, now = self.sim, self.sim.time
-        due = [i for i, imu in enumerate(self.imus) if imu.due(now)]
-        if due:
-            self._publish_imus(due, now)
-        for gnss, pub in zip(self.gnss, self._gnss_pubs):
-            if gnss.due(now):
-                fix = gnss.read(host_pose3(sim, gnss.vehicle))
-                msg = NavSatFix()
-                msg.header.stamp, msg.header.frame_id = sim_time_msg(now), vehicle_frame(gnss.vehicle, gnss.spec.name)
-                msg.status.service = NavSatStatus.SERVICE_GPS
-                msg.status.status = NavSatStatus.STATUS_FIX if fix.has_fix else NavSatStatus.STATUS_NO_FIX
-                msg.latitude, msg.longitude, msg.altitude = fix.latitude, fix.longitude, fix.height
-                msg.position_covariance[0::4] = list(fix.variance_enu)
-                msg.position_covariance_type = NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
-                pub.publish(msg)
+    def publish(self, measured: Measured) -> None:
+        """Publish the IMU and GNSS readings measured at one instant (`measured.imus`, `measured.fixes`)."""
+        now = measured.time
+        if measured.imus:
+            self._publish_imus(measured.imus, now)
+        for index, fix in measured.fixes:
+            gnss, pub = self.gnss[index], self._gnss_pubs[index]
+            msg = NavSatFix()
+            msg.header.stamp, msg.header.frame_id = sim_time_msg(now), vehicle_frame(gnss.vehicle, gnss.spec.name)
+            msg.status.service = NavSatStatus.SERVICE_GPS
+            msg.status.status = NavSatStatus.STATUS_FIX if fix.has_fix else NavSatStatus.STATUS_NO_FIX
+            msg.latitude, msg.longitude, msg.altitude = fix.latitude, fix.longitude, fix.height
+            msg.position_covariance[0::4] = list(fix.variance_enu)
+            msg.position_covariance_type = NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
+            pub.publish(msg)

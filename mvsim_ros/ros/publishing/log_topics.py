@@ -1,6 +1,6 @@
 """Parameter `publish_log_topics`: every column of the vehicle logs as its own std_msgs/Float64 topic.
 
-Topics (as MVSim's node names them, with this package's CSV column names, units in the name, see physics/logs.py):
+Topics (as MVSim's node names them, with this package's CSV column names, units in the name, see output/csv_logs.py):
   `<veh>/log/pose/<column>`, columns t_s, x_m, y_m, yaw_rad, vx_mps, vy_mps, omega_radps;
   `<veh>/log/wheel_<k>/<column>` (k = 1, 2, ... in the vehicle's world-file wheel order), columns t_s, torque_Nm,
   normal_force_N, omega_radps, phi_rad, force_x_N, force_y_N.

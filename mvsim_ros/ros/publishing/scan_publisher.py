@@ -1,8 +1,9 @@
 """2D lidar scans as sensor_msgs/LaserScan on `<veh>/<sensor name>`, each at its own period of simulated time,
 with the sensor frame (named after the sensor) fixed to base_link on the vehicle's tf_static. World-level
 lidars publish on `<sensor name>` (no vehicle prefix), their frame fixed to map, and see every vehicle. Lidars with
-`raytrace_3d` are measured on the GPU from a GL scene of the world (built here, shared with the cameras); when no
-OpenGL context can be made they fall back to 2D ray casting, with a warning."""
+`raytrace_3d` are measured on the GPU from a GL scene of the world; when no OpenGL context can be made they fall
+back to 2D ray casting, with a warning. The lidars are measured by the session's runtime SensorRunner; this module
+only turns their ranges into messages."""
 
 from __future__ import annotations
 
@@ -13,54 +14,48 @@ from geometry_msgs.msg import TransformStamped
 from rclpy.node import Node
 from sensor_msgs.msg import LaserScan
 
-from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.publishing.batch_publisher import RowsPublisher
 from mvsim_ros.ros.publishing.conversions import pose3_transform, sec_nsec, sim_time_msg
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.ros.publishing.serialized import SerializedBatch
 from mvsim_ros.ros.topics import vehicle_frame
-from mvsim_ros.sensors.gl_context import GlUnavailable
+from mvsim_ros.runtime.sensor_runner import Measured, SensorRunner
 from mvsim_ros.sensors.lidar2d import Lidar2D
-from mvsim_ros.sensors.suite import host_frame, host_pose3, topic_prefix
-from mvsim_ros.world.specs import WorldSpec
-from mvsim_ros.core.schedule import Periodic
+from mvsim_ros.sensors.suite import host_frame, topic_prefix
 
 
 class ScanPublisher:
-    """Runs the lidars when due and publishes their scans (reliable, keep-last: matches RViz and Nav2)."""
+    """Publishes the scans of the 2D lidars of `runner` (a runtime SensorRunner) as they are measured (reliable,
+    keep-last: matches RViz and Nav2)."""
 
-    def __init__(self, node: Node, sim: Simulation, lidars: list[Lidar2D], prefixes: list[str],
-                 base_frame: str = "base_link", world: WorldSpec | None = None, world_frame: str = "map"):
-        self.sim = sim
-        self.lidars = lidars
+    def __init__(self, node: Node, runner: SensorRunner, prefixes: list[str], base_frame: str = "base_link",
+                 world_frame: str = "map"):
+        self.runner = runner
+        self.lidars = runner.lidars
         self.base_frame = base_frame
         self.world_frame = world_frame
-        #: The GL scene of the raytrace_3d lidars (None when there are none or no OpenGL context).
-        self.scene = None
-        gpu = [lidar for lidar in lidars if lidar.raytrace_3d]
-        if gpu:
-            try:
-                if world is None:
-                    raise GlUnavailable("no world given to build the GL scene")
-                from mvsim_ros.sensors.scene import Scene
-
-                self.scene = Scene(world, warn=node.get_logger().warning)
-            except GlUnavailable as exc:
-                node.get_logger().warning(f"{len(gpu)} lidar(s) with raytrace_3d ray cast in 2D instead: {exc}")
-                for lidar in gpu:
-                    lidar.raytrace_3d = False
         self._publishers = [node.create_publisher(LaserScan, topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name,
                                                   reliable())
-                            for lidar in lidars]
+                            for lidar in self.lidars]
         #: Scans go out serialized (SerializedScan), all lidars' in one publish call when they fall due together
         #: (the usual case: one rate), else one call per lidar; publishers that are not rclpy's (no middleware
         #: handle, e.g. a stand-in) get LaserScan messages instead.
         self._serialized = all(hasattr(pub, "handle") for pub in self._publishers)
         if self._serialized:
-            self._messages = [SerializedScan(self._template(lidar), lidar.params.rays) for lidar in lidars]
+            self._messages = [SerializedScan(self._template(lidar), lidar.params.rays) for lidar in self.lidars]
             self._batch = RowsPublisher(self._publishers, [msg.batch.store for msg in self._messages])
         else:
-            self._messages = [self._template(lidar) for lidar in lidars]
+            self._messages = [self._template(lidar) for lidar in self.lidars]
+
+    @property
+    def scene(self):
+        """The GL scene the raytrace_3d lidars render (None when there are none or no OpenGL context)."""
+        return self.runner.scene
+
+    def serialized_scans(self) -> list[tuple["SerializedScan", object]] | None:
+        """Each lidar's SerializedScan and rclpy publisher, index for index with `lidars` (for the compiled fast
+        path, ros/publishing/compiled_scans.py); None when the scans do not go out serialized."""
+        return list(zip(self._messages, self._publishers)) if self._serialized else None
 
     def _template(self, lidar: Lidar2D) -> LaserScan:
         p = lidar.params
@@ -83,32 +78,22 @@ class ScanPublisher:
                                 lidar.spec.pose))
         return out
 
-    def schedules(self) -> list[Periodic]:
-        """The lidars' sample schedules, which `publish_due` serves."""
-        return [lidar.schedule for lidar in self.lidars]
-
-    def publish_due(self) -> None:
-        """Scan and publish with every lidar whose period has come."""
-        now = self.sim.time
-        updated = False
-        due = []
+    def publish(self, measured: Measured) -> None:
+        """Publish the scans measured at one instant (`measured.scans`)."""
+        if not measured.scans:
+            return
+        now = measured.time
         stamp = sec_nsec(now)
-        for index, (lidar, msg) in enumerate(zip(self.lidars, self._messages)):
-            if lidar.due(now):
-                if lidar.raytrace_3d:
-                    if not updated:
-                        self.scene.update(self.sim)
-                        updated = True
-                    ranges = lidar.render_scan(self.scene, host_pose3(self.sim, lidar.vehicle))
-                else:
-                    ranges = lidar.scan(self.sim.box2d.world, host_pose3(self.sim, lidar.vehicle))
-                if self._serialized:
-                    msg.write(stamp, ranges)
-                else:
-                    msg.header.stamp = sim_time_msg(now)
-                    msg.ranges = array.array("f", ranges.astype(np.float32).tobytes())
-                    self._publishers[index].publish(msg)
-                due.append(index)
+        due = []
+        for index, ranges in measured.scans:
+            msg = self._messages[index]
+            if self._serialized:
+                msg.write(stamp, ranges)
+            else:
+                msg.header.stamp = sim_time_msg(now)
+                msg.ranges = array.array("f", ranges.astype(np.float32).tobytes())
+                self._publishers[index].publish(msg)
+            due.append(index)
         if self._serialized:
             self._batch.publish(due)
 

@@ -4,7 +4,8 @@ Building a Python ROS message and converting it for the middleware costs ~10-20 
 numbers of all vehicles' pre-serialized CDR copies at once (numpy) and publishing each copy's bytes (rclpy's
 serialized publish) costs ~2 us per message. Field offsets are found by serializing the template with a unique
 sentinel in every patched field, so they follow whatever layout the installed message type has (frame-id
-strings included).
+strings included). Compiled code writes the same fields with runtime/fast_path/fields.py's `write_fields`, from a
+batch's `buffers`.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from typing import Any
 import numpy as np
 from rclpy.serialization import serialize_message
 
-from mvsim_ros.core.jit import kernel
+from mvsim_ros.runtime.fast_path.fields import FIELD_KINDS, StreamBuffers, write_fields
+
+__all__ = ["FIELD_KINDS", "SerializedBatch", "field_layout", "write_fields"]
 
 #: struct codes by message field type.
 _CODES = {"float64": "d", "double": "d", "int32": "i", "uint32": "I"}
 _NUMPY_CODES = {"d": "f8", "i": "i4", "I": "u4"}
-#: Field kind numbers for write_fields, by struct code.
-FIELD_KINDS = {"i": 0, "I": 1, "d": 2}
 
 
 def _resolve(msg: Any, path: str) -> tuple[Any, str]:
@@ -110,25 +111,8 @@ class SerializedBatch:
         """The serialized bytes of copy `index`."""
         return self.rows[index].tobytes()
 
-
-@kernel
-def write_fields(store, offsets, kinds, values):
-    """Compiled `SerializedBatch.fill` for little-endian batches: values[row, k] into field k of row `row` of `store`
-    (the batch's byte array), at byte offsets[k] as kinds[k] (FIELD_KINDS: int32, uint32, float64; integers
-    exactly)."""
-    number = np.empty(1, np.float64)
-    signed = np.empty(1, np.int32)
-    unsigned = np.empty(1, np.uint32)
-    number_bytes, signed_bytes, unsigned_bytes = number.view(np.uint8), signed.view(np.uint8), unsigned.view(np.uint8)
-    for row in range(store.shape[0]):
-        for k in range(offsets.size):
-            at = offsets[k]
-            if kinds[k] == 2:
-                number[0] = values[row, k]
-                store[row, at:at + 8] = number_bytes
-            elif kinds[k] == 0:
-                signed[0] = np.int32(values[row, k])
-                store[row, at:at + 4] = signed_bytes
-            else:
-                unsigned[0] = np.uint32(values[row, k])
-                store[row, at:at + 4] = unsigned_bytes
+    @property
+    def buffers(self) -> StreamBuffers:
+        """The copies' bytes with the fields' offsets and kinds, for compiled writers (fields.write_fields; only
+        when `little_endian`)."""
+        return StreamBuffers(self.store, self.field_offsets, self.field_kinds)

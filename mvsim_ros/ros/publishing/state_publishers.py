@@ -17,13 +17,15 @@ from std_msgs.msg import Bool
 from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.core.jit import kernel
 from mvsim_ros.ros.publishing.batch_publisher import BatchPublisher
 from mvsim_ros.ros.publishing.conversions import planar_odometry, planar_transform, sec_nsec, sim_time_msg
 from mvsim_ros.ros.qos import TF_QOS, TF_STATIC_QOS, latched, reliable
 from mvsim_ros.ros.publishing.serialized import SerializedBatch
 from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.ros.topics import FrameLayout, Frames, vehicle_prefix
+from mvsim_ros.runtime.fast_path.fields import empty_buffers
+from mvsim_ros.runtime.fast_path.sinks import ClockSink, StreamSink, VehicleSink, no_clock
+from mvsim_ros.runtime.fast_path.vehicle_values import VehicleMotion, vehicle_values
 from mvsim_ros.sensors.suite import WORLD_HOST
 
 #: Diagonal of the 6x6 pose/twist covariances (x, y, z, roll, pitch, yaw): planar motion is known well,
@@ -46,8 +48,9 @@ class PublishRates:
     clock_hz: float = 100.0
 
 
-#: Patched fields, in serialized order. Neighbouring fields are written together, so the always-zero ones
-#: between them (z, roll/pitch parts) are listed too: 3 writes per odometry message, 2 per transform.
+#: Patched fields, in serialized order: the columns of runtime/fast_path/vehicle_values.py's rows. Neighbouring
+#: fields are written together, so the always-zero ones between them (z, roll/pitch parts) are listed too: 3 writes
+#: per odometry message, 2 per transform.
 ODOMETRY_FIELDS = [
     "header.stamp.sec", "header.stamp.nanosec",
     "pose.pose.position.x", "pose.pose.position.y", "pose.pose.position.z",
@@ -239,6 +242,7 @@ class SimPublishers:
         self._localization_listened = False
         self._batch = BatchPublisher(streams)
         self._node = node
+        self._clock_batch: BatchPublisher | None = None  # /clock for the fast path (stream_sink), built there
         if self._clock is not None:
             self._clock_raw = self._clock.handle.publish_raw
             self._clock_msg = SerializedBatch(Clock(clock=zero_time), ["clock.sec", "clock.nanosec"], 1)
@@ -309,6 +313,61 @@ class SimPublishers:
         """The schedules `publish_due` serves: /clock, and odometry/TF/ground truth."""
         return [self._clock_timer, self._odom_timer]
 
+    @property
+    def clock_schedule(self) -> Periodic:
+        """When /clock is next due (never when it is off)."""
+        return self._clock_timer
+
+    @property
+    def odometry_schedule(self) -> Periodic:
+        """When odometry, ground truth and odom -> base_link TF are next due."""
+        return self._odom_timer
+
+    @property
+    def clock_published(self) -> float | None:
+        """The simulated time [s] last sent on /clock (None before the first)."""
+        return self._clock_published
+
+    @clock_published.setter
+    def clock_published(self, seconds: float) -> None:
+        self._clock_published = seconds
+
+    @property
+    def collision_state(self) -> list[bool]:
+        """Each vehicle's collision flag as last published."""
+        return list(self._collision_state)
+
+    def stream_sink(self) -> StreamSink | None:
+        """/clock and the vehicle streams as the compiled fast path writes and delivers them (runtime/fast_path:
+        the serialized messages, their fields and the rcl publishers), or None when one of them cannot go that way:
+        rcl is not reachable directly, a stream is not one little-endian serialized batch, or the transforms of
+        several vehicles share one message (single TF tree). Fake localization and collision flags are not in it:
+        the fast path hands an instant back to `publish_due` when they have something to publish."""
+        if not self._batch.direct:
+            return None
+        clock = no_clock()
+        if self._clock is not None:
+            if self._clock_batch is None:
+                self._clock_batch = BatchPublisher([([self._clock], self._clock_msg.store)])
+            if not (self._clock_batch.direct and self._clock_msg.little_endian):
+                return None
+            clock = ClockSink(self._clock_msg.buffers, self._clock_batch.delivery)
+        if len(self._tf_msgs) > 1 or any(merged for _, _, merged in self._tf_msgs):
+            return None
+        rows = [self._odom_msgs, self._truth_msgs] + [rows for _, rows, _ in self._tf_msgs]
+        if not all(len(r.groups) == 1 and r.groups[0][2].little_endian for r in rows):
+            return None
+        odometry, truth = self._odom_msgs.groups[0][2], self._truth_msgs.groups[0][2]
+        transform = self._tf_msgs[0][1].groups[0][2].buffers if self._tf_msgs else empty_buffers()
+        return StreamSink(clock, VehicleSink(odometry.buffers, truth.buffers, transform, self._batch.delivery))
+
+    def report_refused(self, count: int) -> None:
+        """Count `count` messages of these streams (or lidar scans) that the middleware refused outside
+        `publish_due`, with a (throttled) warning."""
+        self._batch.failures += count
+        self._node.get_logger().warning("the middleware refused /clock, odometry, TF or scan messages",
+                                        throttle_duration_sec=10.0)
+
     def publish_due(self) -> None:
         """Publish whatever is due at the simulation's current time."""
         now = self.sim.time
@@ -345,8 +404,9 @@ class SimPublishers:
         lost): a bump gives true, then false once the vehicle is clear."""
         sim = self.sim
         sec, nsec = sec_nsec(sim.time)
-        odom, tf, truth = _vehicle_messages(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity, sim.vehicle_z,
-                                            sim.vehicle_pitch, sim.vehicle_roll, sim.vehicle_vz, sec, nsec)
+        odom, tf, truth = vehicle_values(VehicleMotion(sim.odom_pose, sim.odom_twist, sim.pose, sim.velocity,
+                                                       sim.vehicle_z, sim.vehicle_pitch, sim.vehicle_roll,
+                                                       sim.vehicle_vz), sec, nsec)
         self._odom_msgs.fill(odom)
         self._truth_msgs.fill(truth)
         for vehicles, rows, merged in self._tf_msgs:
@@ -367,52 +427,3 @@ class SimPublishers:
                 if hit != before:
                     self._collision_raw[i](self._bool_bytes[hit])
             self._collision_state = collided
-
-
-@kernel
-def _ypr_quaternion(yaw, pitch, roll, out, row, col):
-    """Write the unit quaternion (x, y, z, w) of Rz(yaw) Ry(pitch) Rx(roll) [rad] into out[row, col:col + 4]."""
-    cy, sy = np.cos(0.5 * yaw), np.sin(0.5 * yaw)
-    cp, sp = np.cos(0.5 * pitch), np.sin(0.5 * pitch)
-    cr, sr = np.cos(0.5 * roll), np.sin(0.5 * roll)
-    out[row, col] = sr * cp * cy - cr * sp * sy
-    out[row, col + 1] = cr * sp * cy + sr * cp * sy
-    out[row, col + 2] = cr * cp * sy - sr * sp * cy
-    out[row, col + 3] = cr * cp * cy + sr * sp * sy
-
-
-@kernel
-def _vehicle_messages(odom_pose, odom_twist, pose, velocity, z, pitch, roll, vz, sec, nsec):
-    """Field values (in ODOMETRY_FIELDS / TRANSFORM_FIELDS order) of each vehicle's odometry, odom->base_link
-    transform and ground truth: stamps, poses, body-frame twists.
-
-    The wheel odometry is planar (x, y, yaw, as MVSim integrates it); its pose also carries the height, pitch and
-    roll of the terrain under the vehicle (z [m], pitch, roll [rad]: all 0 on flat ground), as an odometry aided
-    by an IMU would, so that base_link sits on the ground in odom as in map. The ground truth is the full 3D pose;
-    its twist is the reference point's velocity (vx, vy, vz world) and yaw rate, rotated into the tilted body
-    frame."""
-    count = pose.shape[0]
-    odom = np.zeros((count, 15))
-    tf = np.zeros((count, 9))
-    truth = np.zeros((count, 15))
-    for k in range(count):
-        odom[k, 0], odom[k, 1], tf[k, 0], tf[k, 1], truth[k, 0], truth[k, 1] = sec, nsec, sec, nsec, sec, nsec
-        odom[k, 2], odom[k, 3], odom[k, 4] = odom_pose[k, 0], odom_pose[k, 1], z[k]
-        _ypr_quaternion(odom_pose[k, 2], pitch[k], roll[k], odom, k, 5)
-        odom[k, 9], odom[k, 14] = odom_twist[k, 0], odom_twist[k, 1]
-        for j in range(2, 9):
-            tf[k, j] = odom[k, j]
-        truth[k, 2], truth[k, 3], truth[k, 4] = pose[k, 0], pose[k, 1], z[k]
-        _ypr_quaternion(pose[k, 2], pitch[k], roll[k], truth, k, 5)
-        cy, sy = np.cos(pose[k, 2]), np.sin(pose[k, 2])
-        cp, sp = np.cos(pitch[k]), np.sin(pitch[k])
-        cr, sr = np.cos(roll[k]), np.sin(roll[k])
-        # R^T v with R = Rz Ry Rx: first undo the yaw, then the pitch, then the roll.
-        hx = cy * velocity[k, 0] + sy * velocity[k, 1]
-        hy = -sy * velocity[k, 0] + cy * velocity[k, 1]
-        hz = vz[k]
-        px, pz = cp * hx - sp * hz, sp * hx + cp * hz
-        truth[k, 9], truth[k, 10], truth[k, 11] = px, cr * hy + sr * pz, -sr * hy + cr * pz
-        w = velocity[k, 2]  # world yaw rate, (0, 0, w) in the body frame
-        truth[k, 12], truth[k, 13], truth[k, 14] = -sp * w, sr * cp * w, cr * cp * w
-    return odom, tf, truth

@@ -10,7 +10,7 @@ and a one-line message; nothing raises into the executor.
 
 Stepping (StepSimulation, SimulateSteps) needs the simulation paused (else OPERATION_FAILED / INCORRECT_STATE as
 each interface says). The steps run in the node's loop timer a tick's worth of wall time at a time (see
-ros/step_queue.py), so the executor keeps serving other callbacks; the service answers once its steps are done.
+runtime/step_queue.py), so the executor keeps serving other callbacks; the service answers once its steps are done.
 StepSimulation takes at most MAX_SERVICE_STEPS steps: more is the SimulateSteps action's job (feedback, cancel).
 """
 
@@ -20,6 +20,7 @@ from typing import Callable
 
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.task import Future
 from simulation_interfaces.action import SimulateSteps
 from simulation_interfaces.msg import Result, SimulationState, SimulatorFeatures, Spawnable
 from simulation_interfaces import srv
@@ -183,7 +184,7 @@ class SimulationServices:
                                f"{request.steps} steps is more than step_simulation takes ({MAX_SERVICE_STEPS}); "
                                "use the simulate_steps action (with feedback and cancel)")
             self.node.stopped = False
-            outcome = await self.node.step_queue.add(StepJob(request.steps))
+            outcome = await self.node.step_queue.add(StepJob(request.steps, future=Future()))
             if outcome.end is JobEnd.DONE:
                 return _result(response, Result.RESULT_OK)
             return _result(response, Result.RESULT_OPERATION_FAILED, outcome.message)
@@ -207,7 +208,7 @@ class SimulationServices:
             goal_handle.publish_feedback(feedback)
 
         self.node.stopped = False
-        job = StepJob(goal_handle.request.steps, progress, lambda: goal_handle.is_cancel_requested)
+        job = StepJob(goal_handle.request.steps, progress, lambda: goal_handle.is_cancel_requested, Future())
         outcome = await self.node.step_queue.add(job)
         if outcome.end is JobEnd.DONE:
             goal_handle.succeed()

@@ -1,4 +1,4 @@
-"""The `car_dynamic_controller` node (console script mvsim_car_dynamic_controller): seed 002's linearization of the
+"""The `car_dynamic_controller` node (console script mvsim_car_dynamic_controller): linearization of the
 linear-tyre dynamic bicycle model (mvsim_ros.tracking.dynamic_controller), from the desired velocity of P to an
 Ackermann command.
 
@@ -34,7 +34,7 @@ from mvsim_ros.tracking.bicycle import BicycleParameters
 from mvsim_ros.tracking.dynamic_controller import DynamicCommand, DynamicController
 from mvsim_ros.tracking.vehicle_parameters import vehicle_geometry
 
-#: Defaults: the seed's car of worlds/seed002_car.world.xml on dry tyres (what vehicle_geometry reads from it).
+#: Defaults: the racecar of worlds/seed002_car.world.xml on dry tyres (what vehicle_geometry reads from it).
 PARAMETERS: dict[str, ParamSpec] = {
     "mass": ParamSpec(5.36, "[kg] M: vehicle mass", positive_number),
     "a": ParamSpec(0.1773, "[m] centre of gravity to the front axle", positive_number),

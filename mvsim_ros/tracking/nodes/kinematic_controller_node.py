@@ -1,4 +1,4 @@
-"""The `car_kinematic_controller` node (console script mvsim_car_kinematic_controller): seed 002's exact
+"""The `car_kinematic_controller` node (console script mvsim_car_kinematic_controller): exact
 linearization of the kinematic bicycle model, from the desired velocity of P to an Ackermann command.
 
     mvsim_car_kinematic_controller --ros-args -p epsilon:=0.1 -p world_file:=worlds/seed002_car.world.xml \\

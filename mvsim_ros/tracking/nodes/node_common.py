@@ -1,6 +1,6 @@
 """What the three tracking nodes share: run-time parameters, odometry reading and the process around a node.
 
-- `RuntimeParameters`: a table of ParamSpec (ros/parameters.py) declared on a node with their descriptions and
+- `RuntimeParameters`: a table of ParamSpec (ros/node/parameters.py) declared on a node with their descriptions and
   dynamic typing, read and checked at start (a bad value: ParameterError, one line, exit status 2), and changeable
   at run time: one `add_on_set_parameters_callback` checks every changed value and then the whole new set with the
   node's own `validate` (e.g. building the shape or the controller); a refusal names the parameter and the reason,
@@ -8,8 +8,8 @@
 - `OdometrySample`: planar pose and body twist from a nav_msgs/Odometry message.
 - `CarControllerNode`: the two car controller nodes' common body (odometry in, virtual velocities in, guarded
   AckermannDriveStamped out); each node adds only its controller.
-- `run_node`: main() of a node: SIGINT/SIGTERM end it cleanly with exit status 0 (ros/signals.py), a bad parameter
-  is one line on stderr and exit status 2.
+- `run_node`: main() of a node: SIGINT/SIGTERM end it cleanly with exit status 0 (ros/node/signals.py), a bad
+  parameter is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations

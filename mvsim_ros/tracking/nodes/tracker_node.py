@@ -1,4 +1,5 @@
-"""The `trajectory_tracker` node (console script mvsim_trajectory_tracker): seed 002's trajectory tracker.
+"""The `trajectory_tracker` node (console script mvsim_trajectory_tracker): the seed packages' trajectory
+tracker.
 
     mvsim_trajectory_tracker --ros-args -p trajectory_type:=circle -p R:=2.0 -p W:=0.5 -p active:=true \\
         -r odom:=base_pose_ground_truth
@@ -25,8 +26,8 @@ are of the same instant, whatever the delays between the processes. Topics (rela
 The trajectory starts (t = 0) at the first control tick where `active` is true, odometry has arrived and (with
 `wait_for_controller`) a controller subscribes to virtual_velocities.
 
-Parameters (all changeable at run time; refused changes leave everything as it was): see PARAMETERS. Seed 002's
-names are kept (trajectory_type 0..4 or a name, a_coeff, b_coeff, focal_length, R, W, a, cycloid_radius,
+Parameters (all changeable at run time; refused changes leave everything as it was): see PARAMETERS. The seed
+packages' names are kept (trajectory_type 0..4 or a name, a_coeff, b_coeff, focal_length, R, W, a, cycloid_radius,
 cycloid_distance, Kp, Ki, Kd, FFWD, PL_distance, active). A change of the shape or its parameters restarts a
 running trajectory; gains apply at once, keeping the PID state.
 """
@@ -37,6 +38,7 @@ import math
 import sys
 from typing import Any
 
+from mvsim_ros.core.rotations import yaw_quaternion
 from mvsim_ros.ros.node.parameters import ParamSpec
 from mvsim_ros.tracking.nodes.node_common import (OdometrySample, RuntimeParameters, Throttled, clock_seconds,
                                                   non_negative_number, odometry_qos, one_of, positive_number, run_node)
@@ -44,7 +46,7 @@ from mvsim_ros.tracking.pid import SEED_FEED_FORWARD, SEED_KD, SEED_KI, SEED_KP,
 from mvsim_ros.tracking.point_p import HEADING_MODES
 from mvsim_ros.tracking.shapes import SHAPES, Shape, make_shape, shape_name
 
-#: Tracker parameter -> (shape, field) it sets (seed 002's names; W serves the circle and the figure eight).
+#: Tracker parameter -> (shape, field) it sets (the seed packages' names; W serves the circle and the figure eight).
 SHAPE_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "a_coeff": (("line", "a"),), "b_coeff": (("line", "b"),), "focal_length": (("parabola", "focal_length"),),
     "R": (("circle", "R"),), "W": (("circle", "W"), ("figure_eight", "W")), "a": (("figure_eight", "a"),),
@@ -232,8 +234,7 @@ class TrackerNode:
         pose = PoseStamped()
         self._header(pose)
         pose.pose.position.x, pose.pose.position.y = out.ref_x, out.ref_y
-        pose.pose.orientation.z, pose.pose.orientation.w = math.sin(0.5 * out.ref_heading), \
-            math.cos(0.5 * out.ref_heading)
+        _set_yaw(pose.pose.orientation, out.ref_heading)
         self.reference_pose.publish(pose)
         error = Vector3Stamped()
         self._header(error)
@@ -258,10 +259,15 @@ class TrackerNode:
             pose.header = path.header
             pose.pose.position.x, pose.pose.position.y = x, y
             heading = math.atan2(vy, vx)
-            pose.pose.orientation.z, pose.pose.orientation.w = math.sin(0.5 * heading), math.cos(0.5 * heading)
+            _set_yaw(pose.pose.orientation, heading)
             path.poses.append(pose)
         self.reference_trajectory.publish(path)
         self._path_sent = True
+
+
+def _set_yaw(orientation, yaw: float) -> None:
+    """Set a geometry_msgs/Quaternion to the rotation by `yaw` [rad] about +z."""
+    orientation.w, orientation.x, orientation.y, orientation.z = yaw_quaternion(yaw)
 
 
 def main(args: list[str] | None = None) -> int:

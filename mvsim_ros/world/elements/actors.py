@@ -24,10 +24,9 @@ tag                      default    meaning
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Callable
 
-from mvsim_ros.world.specs import Point2, Pose3, SourceRef
+from mvsim_ros.world.specs import ActorSpec, Pose3, SourceRef, Waypoint
 from mvsim_ros.world.xml.bounds import BOUNDS
 from mvsim_ros.world.xml.param_reading import read_params
 from mvsim_ros.world.params.world_tables import ACTOR, ACTOR_PATH, ACTOR_WAYPOINT
@@ -39,45 +38,11 @@ from mvsim_ros.world.xml.xml_tree import XmlNode
 
 Warn = Callable[[XmlNode, str], None]
 
-#: Most waypoints one actor path may have (world/bounds.py).
+#: Most waypoints one actor path may have (world/xml/bounds.py).
 MAX_WAYPOINTS = int(BOUNDS["waypoints"].high)
 #: Waypoint animation hints MVSim knows.
 ANIMATION_HINTS = ("walk", "run", "idle")
 _CLIP_NAMES = ("animation_idle", "animation_walk", "animation_run")
-
-
-@dataclass
-class Waypoint:
-    """One waypoint of an actor path: pose [m, rad]; pause [s] spent there on arrival; animation: '' (walk), 'run'
-    (the segment leading here at running speed) or 'idle'."""
-
-    pose: Pose3
-    pause: float = 0.0
-    animation: str = ""
-
-
-@dataclass
-class ActorSpec:
-    """An animated pedestrian. Speeds [m/s], sizes [m], turning_rate [rad/s]; path: waypoints in world coordinates,
-    followed from init_pose (see physics/actor_paths.py); loop: start again from the first waypoint after the last.
-    """
-
-    name: str
-    class_name: str = ""
-    walking_speed: float = 1.4
-    running_speed: float = 3.5
-    turning_rate: float = math.radians(120.0)
-    height: float = 1.75
-    collision_radius: float = 0.3
-    collision_height: float = 1.7
-    clips: dict[str, str] = field(default_factory=dict)
-    shape: list[Point2] | None = None
-    visual: object | None = None
-    init_pose: Pose3 = field(default_factory=Pose3)
-    skip_elevation_adjust: bool = False
-    path: list[Waypoint] = field(default_factory=list)
-    loop: bool = True
-    source: SourceRef | None = None
 
 
 def build_actor(node: XmlNode, classes: dict[str, XmlNode], warn: Warn) -> ActorSpec:
@@ -142,4 +107,4 @@ def parse_path(node: XmlNode, warn: Warn) -> tuple[list[Waypoint], bool]:
     return waypoints, loop
 
 
-__all__ = ["ActorSpec", "Waypoint", "build_actor", "parse_path"]
+__all__ = ["build_actor", "parse_path"]

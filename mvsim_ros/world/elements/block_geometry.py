@@ -41,11 +41,11 @@ Footprints are simple polygons, counter-clockwise, in metres, in the object's fr
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from mvsim_ros.world.specs import Geometry, polygon_area
 from mvsim_ros.world.xml.values import bounded, fail, parse_float, range_note
 from mvsim_ros.world.xml.xml_tree import XmlNode
 
@@ -69,29 +69,6 @@ DEFAULT_VERTEX_COUNT = 10
 MAX_FOOTPRINT_VERTICES = 64
 
 Warn = Callable[[XmlNode, str], None]
-
-
-@dataclass
-class Geometry:
-    """A 2.5D shape in its object's frame.
-
-    kind: 'box', 'cylinder', 'sphere', 'ramp', 'semi_cylinder_bump', 'polygon' or 'mesh'.
-    footprint: simple (here always convex) polygon, counter-clockwise [m].
-    zmin, zmax: lowest and highest point relative to the object's base [m] (a sphere reaches below it).
-    params: the dimensions as given, SI units (vertex_count as a float); a mesh gets its bounding-box
-    extents lx, ly, lz.
-    """
-
-    kind: str
-    footprint: list[Point2]
-    zmin: float
-    zmax: float
-    params: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def area(self) -> float:
-        """Footprint area [m^2]."""
-        return polygon_area(self.footprint)
 
 
 def parse_geometry(node: XmlNode, max_vertices: int = MAX_FOOTPRINT_VERTICES, warn: Warn | None = None) -> Geometry:
@@ -229,12 +206,6 @@ def merge_geometries(geoms: Iterable[Geometry], max_vertices: int = MAX_FOOTPRIN
 
 # --------------------------------------------------------------------------------------------------
 # Planar helpers, shared with visual_models.
-
-
-def polygon_area(points: Sequence[Point2]) -> float:
-    """Signed area (shoelace): > 0 for a counter-clockwise polygon [m^2]."""
-    n = len(points)
-    return 0.5 * sum(points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1] for i in range(n))
 
 
 def point_in_convex_polygon(polygon: Sequence[Point2], x: float, y: float, tol: float = 1e-12) -> bool:
@@ -379,12 +350,10 @@ __all__ = [
     "GEOMETRY_TYPES",
     "MAX_FOOTPRINT_VERTICES",
     "REQUIRED_DIMENSIONS",
-    "Geometry",
     "convex_hull_2d",
     "merge_geometries",
     "parse_geometry",
     "point_in_convex_polygon",
-    "polygon_area",
     "polygon_geometry",
     "regular_polygon",
     "scale_geometry",

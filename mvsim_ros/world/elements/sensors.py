@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Callable
 
 from mvsim_ros.world.xml.bounds import BOUNDS
+from mvsim_ros.world.elements.sensor_checks import check_sensor
 from mvsim_ros.world.params.sensor_tables import SENSOR_PUBLISH, reader
 from mvsim_ros.world.params.table import Values, convert
 from mvsim_ros.world.specs import Pose3, SensorSpec, SourceRef
@@ -42,7 +43,7 @@ _COUNTS = {"nrays": "lidar_rays", "vert_nrays": "lidar3d_rings", "horz_nrays": "
 #: Tags that write the sensor's pose (read here in file order, not through the table).
 _POSE_TAGS = ("pose", "pose_3d", "height")
 #: Rings and azimuths assumed for a 3D lidar that leaves one of them to its preset (the largest preset's,
-#: sensors/lidar3d.py PRESETS) when bounding its beam count.
+#: sensor_checks.py LIDAR3D_PRESETS) when bounding its beam count.
 LIDAR3D_DEFAULT_RINGS, LIDAR3D_DEFAULT_COLUMNS = 64, 1800
 #: A 3D lidar's render faces are at least this wide [px] (sensors/lidar3d.py).
 LIDAR3D_MIN_FACE_PX = 512
@@ -130,8 +131,8 @@ def _publish(node: XmlNode, warn: Warn, name: str) -> dict:
 
 def finish_values(kind: str, values: Values, node: XmlNode, name: str) -> Values:
     """Checks and conversions that span parameters, after a table read: beam counts to whole numbers, a 3D
-    lidar's ring angles and render size, an RGB-D camera's RGB pose. The pose tags leave `values` (the
-    sensor's pose is SensorSpec.pose)."""
+    lidar's ring angles, render size and preset, an RGB-D camera's RGB pose, then what the sensor's simulation
+    needs (sensor_checks.py). The pose tags leave `values` (the sensor's pose is SensorSpec.pose)."""
     for key in _POSE_TAGS:
         values.pop(key, None)
     for key, quantity in _COUNTS.items():
@@ -148,6 +149,7 @@ def finish_values(kind: str, values: Values, node: XmlNode, name: str) -> Values
                 raise fail(where, f"sensor '{name}' relativePoseIntensityWRTDepth: expected 6 numbers "
                                   "'x y z yaw_deg pitch_deg roll_deg'")
             values["relativePoseIntensityWRTDepth"] = pose_from_degrees(rel)
+    check_sensor(kind, values, node, name)
     return values
 
 
@@ -182,8 +184,9 @@ def _lidar3d(values: Values, node: XmlNode, name: str) -> None:
                 f"sensor '{name}' render face width (horz_resolution_factor x horz_nrays / 4)")
 
 
-def sensor_node(spec: SensorSpec) -> XmlNode:
-    """An XmlNode standing for the sensor's element, to locate errors at its file and line."""
+def _source_node(spec: SensorSpec) -> XmlNode:
+    """Where a spec built in code reports its errors: an element named `<sensor>` at the spec's SourceRef (file and
+    line), which the table reader and the checks take as the sensor element."""
     src = spec.source
     return XmlNode(tag="sensor", attrib={}, file=src.file if src else "", line=src.line if src else 0)
 
@@ -196,7 +199,7 @@ def sensor_values(spec: SensorSpec) -> Values:
     params = spec.params
     if isinstance(params, Values) and all(p.name in params for p in table if p.name not in _POSE_TAGS):
         return params
-    node = sensor_node(spec)
+    node = _source_node(spec)
     values = table.defaults()
     for key, value in params.items():
         param = table.lookup(key, attribute=False) or table.lookup(key, attribute=True)

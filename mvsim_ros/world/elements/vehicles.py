@@ -7,7 +7,6 @@ import functools
 import math
 import string
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -19,8 +18,8 @@ from mvsim_ros.world.params.vehicle_tables import (CHASSIS, DYNAMICS, DYNAMICS_A
                                                    PACEJKA_SURFACES, SHAPE, VEHICLE, VEHICLE_ANIMATION, VEHICLE_PUBLISH,
                                                    WHEEL)
 from mvsim_ros.world.elements.sensors import group_text, parse_sensor, unnamed_sensor_name
-from mvsim_ros.world.specs import (ARTICULATION_CORNERS, ArticulationSpec, ChassisSpec, Pose2, Pose3, SourceRef, Twist2,
-                                   VehicleSpec, WheelSpec)
+from mvsim_ros.world.specs import (ARTICULATION_CORNERS, ArticulationSpec, ChassisSpec, DynamicsClass, Pose2, Pose3,
+                                   SourceRef, Twist2, VehicleSpec, WheelSlot, WheelSpec)
 from mvsim_ros.world.xml.values import POSE2D_QUANTITIES, bounded, fail, parse_bounded_floats, positive
 from mvsim_ros.world.elements.vehicle_dynamics import (FRICTION_CLASSES, merged_table, read_controller, read_drivetrain,
                                                        read_friction)
@@ -38,29 +37,6 @@ MAX_TOPIC_NAME_CHARS = 100
 MAX_SHOWN_NAME = 40
 
 
-@dataclass(frozen=True)
-class WheelSlot:
-    """A wheel tag of a dynamics class: default position [m], side (+1 left, -1 right, 0 centre), driven."""
-
-    x: float
-    y: float
-    side: int
-    driven: bool = True
-    unit: int = 0  # 1: on the front unit of an articulated vehicle
-
-
-@dataclass(frozen=True)
-class DynamicsClass:
-    """What a <dynamics class=...> brings besides its parameter table: wheel slots and chassis defaults."""
-
-    wheels: dict[str, WheelSlot]
-    chassis_mass: float
-    chassis_zmin: float
-    chassis_zmax: float
-    chassis_shape: tuple[tuple[float, float], ...]
-    chassis_color: str
-
-
 _DIFFERENTIAL_SHAPE = ((-0.4, -0.5), (-0.4, 0.5), (0.4, 0.5), (0.6, 0.3), (0.6, -0.3), (0.4, -0.5))
 _ACKERMANN_SHAPE = ((-0.8, -1.0), (-0.8, 1.0), (1.5, 0.9), (1.8, 0.8), (1.8, -0.8), (1.5, -0.9))
 _ACKERMANN_WHEELS = {
@@ -69,7 +45,7 @@ _ACKERMANN_WHEELS = {
 }
 
 #: MVSim's dynamics classes with their wheel slots and chassis defaults (VehicleDifferential.h/.cpp,
-#: VehicleAckermann*.cpp), and our "articulated" (seed 004; not in MVSim): wheels rl/rr on the chassis (rear
+#: VehicleAckermann*.cpp), and our "articulated" (not in MVSim): wheels rl/rr on the chassis (rear
 #: unit), fl/fr on the front unit. Their parameters are in world/params/vehicle_tables.py.
 DYNAMICS_CLASSES: dict[str, DynamicsClass] = {
     "differential": DynamicsClass(
@@ -328,7 +304,7 @@ def _dynamics_params(node: XmlNode, values: Values, spec: VehicleSpec, warn: War
 
 def _articulation(node: XmlNode, values: Values, spec: VehicleSpec, warn: Warn) -> ArticulationSpec:
     """The articulated-steering part of <dynamics class="articulated">: pivot geometry and limits, the front
-    unit's <front_chassis> (as <chassis>), and the optional footprint corners (seed 004) as "x y" tags."""
+    unit's <front_chassis> (as <chassis>), and the optional footprint corners as "x y" tags."""
     for key in ("wheel_separation_front", "wheel_separation_rear", "max_articulation_deg", "pivot_gain"):
         if values[key] <= 0:
             raise fail(values.node(key, node), f"{key} must be > 0, got {values[key]:g}")

@@ -34,7 +34,7 @@ error, refused zip) gives one warning starting with ``REMOTE_MODEL_WARNING`` and
 the caller keeps the declared shape. Missing, unreadable or unsupported local files are warnings too, never
 errors: the world still loads.
 
-A model file is weighed before it is parsed (:func:`mesh_size`): its vertex and face counts come from its header
+A model file is weighed before it is parsed (mesh_size.py): its vertex and face counts come from its header
 (PLY, OFF, binary STL, glTF/GLB accessors) or from counting its lines in pieces (OBJ, ASCII STL), and the memory
 trimesh would need is estimated from those counts and from the file's size (COLLADA: from its size alone). A model
 over one of the mesh budgets (ResourceLimits in limits.py: ``max_mesh_vertices``, ``max_mesh_faces``,
@@ -45,25 +45,24 @@ gathered (a header may lie, and a scene may place one mesh many times), before t
 
 from __future__ import annotations
 
-import json
 import math
-import re
-import struct
 import threading
 import weakref
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from mvsim_ros.world.elements.block_geometry import (MAX_FOOTPRINT_VERTICES, Geometry, convex_hull_2d,
-                                                     simplify_hull_outer)
-from mvsim_ros.world.xml.budget import LoadBudget, active_budget, in_load, limit_text
+from mvsim_ros.world.elements.block_geometry import MAX_FOOTPRINT_VERTICES, convex_hull_2d, simplify_hull_outer
+from mvsim_ros.world.xml.budget import LoadBudget, active_budget, in_load
 from mvsim_ros.world.xml.limits import DEFAULT_RESOURCE_LIMITS, ResourceLimits, resource_limits
-from mvsim_ros.world.files.resources import is_remote_uri, resolve_uri, split_zip_uri
+from mvsim_ros.world.files.mesh_size import MeshOverBudget, MeshSize, check_mesh_size, memory_estimate, mesh_size
+from mvsim_ros.world.files.resource_uris import is_remote_uri, split_zip_uri
+from mvsim_ros.world.files.resources import resolve_uri
 from mvsim_ros.world.xml.param_reading import read_params
 from mvsim_ros.world.params.world_tables import VISUAL
+from mvsim_ros.world.specs import Geometry, VisualSpec
 from mvsim_ros.world.xml.values import bounded, fail, range_note
 from mvsim_ros.world.xml.xml_tree import XmlNode
 
@@ -71,33 +70,6 @@ from mvsim_ros.world.xml.xml_tree import XmlNode
 REMOTE_MODEL_WARNING = "remote model unavailable"
 #: Local model formats read here (trimesh 5; COLLADA through pycollada).
 SUPPORTED_MODEL_EXTENSIONS = (".dae", ".obj", ".stl", ".ply", ".glb", ".gltf", ".off")
-#: Peak memory of reading a model with trimesh [bytes per vertex, bytes per face] (measured, trimesh 5: an OBJ of
-#: 0.5 M vertices and 1 M faces peaked at 264 MB; binary PLY, STL and GLB at less).
-BYTES_PER_VERTEX = 200
-BYTES_PER_FACE = 160
-#: Peak memory of reading a model with trimesh per byte of its file, by format (measured, trimesh 5: OBJ 7.2,
-#: binary STL 9.2, binary PLY 8.3, GLB 7.7, COLLADA 16, ASCII PLY 18, OFF 18).
-BYTES_PER_FILE_BYTE = {".obj": 8, ".stl": 10, ".ply": 20, ".off": 20, ".glb": 10, ".gltf": 10, ".dae": 20}
-#: Largest piece [bytes] of a model file held at once while its lines are counted, and largest header read.
-SCAN_CHUNK_BYTES = 1 << 20
-#: Largest glTF JSON document [bytes] parsed for its counts (larger ones are weighed by their size alone).
-GLTF_JSON_MAX_BYTES = 8 << 20
-
-
-@dataclass
-class VisualSpec:
-    """One ``<visual>`` group. offset [m]; yaw_pitch_roll_rad [rad] (the XML gives degrees); model_color
-    '#rrggbb[aa]', model_cull_faces (NONE, FRONT, BACK) and name (what a wheel's linked_yaw names) as given."""
-
-    model_uri: str = ""
-    model_scale: float = 1.0
-    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    yaw_pitch_roll_rad: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    show_bounding_box: bool = False
-    enabled: bool = True
-    model_color: str = "#ffffff"
-    model_cull_faces: str = "NONE"
-    name: str = "group"
 
 
 def parse_visual(node: XmlNode, warn: Callable[[XmlNode, str], None] | None = None) -> VisualSpec:
@@ -250,49 +222,6 @@ def clear_model_cache() -> None:
         _WARNED_IN_LOAD.clear()
 
 
-class MeshOverBudget(Exception):
-    """A model file goes over one of the mesh budgets (ResourceLimits); the message names the limit."""
-
-
-@dataclass(frozen=True)
-class MeshSize:
-    """What reading a model file would cost, known before parsing it: file_bytes [bytes] on disk; vertices and
-    faces its header declares or its lines count (None where the format does not say); memory_bytes [bytes]
-    estimated for trimesh to read it."""
-
-    file_bytes: int
-    vertices: int | None
-    faces: int | None
-    memory_bytes: int
-
-
-def mesh_size(path: Path | str, suffix: str | None = None) -> MeshSize:
-    """Weigh a model file without parsing it: counts from the header (PLY, OFF, binary STL, glTF/GLB) or from its
-    lines read in pieces of SCAN_CHUNK_BYTES (OBJ, ASCII STL), none for COLLADA or an unreadable header; memory
-    estimated as the larger of BYTES_PER_VERTEX x vertices + BYTES_PER_FACE x faces and BYTES_PER_FILE_BYTE x
-    file size. Holds at most SCAN_CHUNK_BYTES of the file (a glTF's JSON: at most GLTF_JSON_MAX_BYTES, else its
-    counts are not read)."""
-    path = Path(path)
-    suffix = (suffix or path.suffix).lower()
-    file_bytes = path.stat().st_size
-    counter = _COUNTERS.get(suffix)
-    try:
-        vertices, faces = counter(path, file_bytes) if counter is not None else (None, None)
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, struct.error, RecursionError):
-        vertices, faces = None, None  # an unreadable header: trimesh will say what is wrong with the file
-    return MeshSize(file_bytes, vertices, faces, _memory_estimate(suffix, file_bytes, vertices, faces))
-
-
-def check_mesh_size(size: MeshSize, limits: ResourceLimits) -> None:
-    """Raise MeshOverBudget naming the first mesh limit of `limits` that `size` goes over."""
-    _check_count(size.vertices, "vertices", "max_mesh_vertices", limits)
-    _check_count(size.faces, "faces", "max_mesh_faces", limits)
-    limit = limits.max_mesh_bytes
-    if size.memory_bytes > limit:
-        raise MeshOverBudget(f"reading it would take about {size.memory_bytes} bytes of memory, more than "
-                             f"{limit} ({limit_text('max_mesh_bytes', limit)})")
-
-
 # --------------------------------------------------------------------------------------------------
 
 _LOCK = threading.Lock()
@@ -303,116 +232,6 @@ _REFUSED: dict[str, tuple[int, int, dict[tuple[int, ...], str]]] = {}
 #: Load budget -> model files refused (and warned about) during that load.
 _WARNED_IN_LOAD: weakref.WeakKeyDictionary[LoadBudget, set[str]] = weakref.WeakKeyDictionary()
 _MESH_LIMIT_NAMES = tuple(f.name for f in fields(ResourceLimits) if f.name.startswith("max_mesh_"))
-
-
-def _check_count(count: int | None, what: str, field: str, limits: ResourceLimits) -> None:
-    limit = getattr(limits, field)
-    if count is not None and count > limit:
-        raise MeshOverBudget(f"{count} {what}, more than {limit} ({limit_text(field, limit)})")
-
-
-def _memory_estimate(suffix: str, file_bytes: int, vertices: int | None, faces: int | None) -> int:
-    """Estimated peak memory [bytes] of reading a model (see BYTES_PER_VERTEX and BYTES_PER_FILE_BYTE)."""
-    by_counts = BYTES_PER_VERTEX * (vertices or 0) + BYTES_PER_FACE * (faces or 0)
-    return max(by_counts, BYTES_PER_FILE_BYTE.get(suffix, 20) * file_bytes)
-
-
-def _count_occurrences(path: Path, needles: tuple[bytes, ...]) -> list[int]:
-    """How often each needle occurs in the file (a newline counts as coming before its first byte), read in
-    pieces of SCAN_CHUNK_BYTES: memory bounded whatever the file's size."""
-    counts = [0] * len(needles)
-    keep = max(len(needle) for needle in needles) - 1
-    tail = b"\n"
-    with open(path, "rb") as handle:
-        while chunk := handle.read(SCAN_CHUNK_BYTES):
-            piece = tail + chunk
-            for k, needle in enumerate(needles):
-                counts[k] += piece.count(needle)
-            tail = piece[-keep:] if keep else b""
-    return counts
-
-
-def _obj_counts(path: Path, file_bytes: int) -> tuple[int, int]:
-    """(vertex lines, face lines) of a Wavefront OBJ file (a polygon face counts once)."""
-    v_space, v_tab, f_space, f_tab = _count_occurrences(path, (b"\nv ", b"\nv\t", b"\nf ", b"\nf\t"))
-    return v_space + v_tab, f_space + f_tab
-
-
-def _stl_counts(path: Path, file_bytes: int) -> tuple[int, int]:
-    """(vertices, triangles) of an STL file: the binary header's count when the size matches it, else the ASCII
-    file's ``endfacet`` lines (trimesh keeps three vertices per triangle)."""
-    with open(path, "rb") as handle:
-        head = handle.read(84)
-    if len(head) == 84:
-        (triangles,) = struct.unpack("<I", head[80:84])
-        if 84 + 50 * triangles == file_bytes:
-            return 3 * triangles, triangles
-    (triangles,) = _count_occurrences(path, (b"endfacet",))
-    return 3 * triangles, triangles
-
-
-def _header_text(path: Path, end: bytes) -> str:
-    """The start of a file up to `end` (or SCAN_CHUNK_BYTES of it), as text."""
-    with open(path, "rb") as handle:
-        head = handle.read(SCAN_CHUNK_BYTES)
-    stop = head.find(end)
-    return (head if stop < 0 else head[:stop]).decode("ascii", errors="replace")
-
-
-def _ply_counts(path: Path, file_bytes: int) -> tuple[int | None, int | None]:
-    """(vertices, faces) a PLY header declares (``element vertex N``, ``element face M``)."""
-    found = dict(re.findall(r"^\s*element\s+(\w+)\s+(\d+)\s*$", _header_text(path, b"end_header"), re.M))
-    vertices, faces = found.get("vertex"), found.get("face")
-    return (int(vertices) if vertices else None), (int(faces) if faces else None)
-
-
-def _off_counts(path: Path, file_bytes: int) -> tuple[int | None, int | None]:
-    """(vertices, faces) an OFF header declares: the first two numbers after the ``OFF`` keyword."""
-    text = "\n".join(line.split("#", 1)[0] for line in _header_text(path, b"\x00").splitlines())
-    tokens = text.split()
-    if not tokens or not tokens[0].upper().endswith("OFF"):
-        return None, None
-    numbers = tokens[1:3]
-    if len(numbers) < 2 or not all(t.isdigit() for t in numbers):
-        return None, None
-    return int(numbers[0]), int(numbers[1])
-
-
-def _gltf_counts(path: Path, file_bytes: int) -> tuple[int | None, int | None]:
-    """(vertices, triangles) a glTF / GLB file's JSON declares: each mesh's POSITION and index accessor counts,
-    as many times as nodes place the mesh (every mesh once when no node does)."""
-    with open(path, "rb") as handle:
-        head = handle.read(20)
-        if head[:4] == b"glTF":
-            length, kind = struct.unpack("<I4s", head[12:20])
-        else:
-            length, kind = file_bytes, b"JSON"
-            handle.seek(0)
-        if kind != b"JSON" or length > GLTF_JSON_MAX_BYTES:
-            return None, None
-        document = json.loads(handle.read(length))
-    accessors = document.get("accessors", [])
-    per_mesh = [_gltf_mesh_counts(mesh, accessors) for mesh in document.get("meshes", [])]
-    placed = [node["mesh"] for node in document.get("nodes", []) if isinstance(node.get("mesh"), int)]
-    chosen = [per_mesh[k] for k in placed] if placed else per_mesh
-    return sum(v for v, _ in chosen), sum(f for _, f in chosen)
-
-
-def _gltf_mesh_counts(mesh: dict, accessors: list) -> tuple[int, int]:
-    """(vertices, triangles) of one glTF mesh from its accessors' counts."""
-    vertices = faces = 0
-    for primitive in mesh.get("primitives", []):
-        positions = int(accessors[primitive["attributes"]["POSITION"]]["count"])
-        indices = primitive.get("indices")
-        vertices += positions
-        faces += (int(accessors[indices]["count"]) if isinstance(indices, int) else positions) // 3
-    return vertices, faces
-
-
-_COUNTERS: dict[str, Callable[[Path, int], tuple[int | None, int | None]]] = {
-    ".obj": _obj_counts, ".stl": _stl_counts, ".ply": _ply_counts, ".off": _off_counts,
-    ".glb": _gltf_counts, ".gltf": _gltf_counts,
-}
 
 
 def _limits_in_force() -> ResourceLimits | None:
@@ -468,7 +287,7 @@ def _read_within(path: Path, suffix: str,
     not be read or "")."""
     try:
         file_bytes = path.stat().st_size  # by its size alone first: a huge file is refused without a scan
-        check_mesh_size(MeshSize(file_bytes, None, None, _memory_estimate(suffix, file_bytes, None, None)), limits)
+        check_mesh_size(MeshSize(file_bytes, None, None, memory_estimate(suffix, file_bytes, None, None)), limits)
         check_mesh_size(mesh_size(path, suffix), limits)
         mesh = _read_mesh(path, suffix, limits)
     except MeshOverBudget as exc:
@@ -486,7 +305,7 @@ def _parsed_problem(mesh: tuple[np.ndarray, np.ndarray], file_bytes: int, suffix
         return ""
     vertices, faces = len(mesh[0]), len(mesh[1])
     try:
-        check_mesh_size(MeshSize(file_bytes, vertices, faces, _memory_estimate(suffix, file_bytes, vertices, faces)),
+        check_mesh_size(MeshSize(file_bytes, vertices, faces, memory_estimate(suffix, file_bytes, vertices, faces)),
                         limits)
     except MeshOverBudget as exc:
         return str(exc)
@@ -549,7 +368,7 @@ def _read_mesh(path: Path, suffix: str,
         if faces is None:  # points or lines: each vertex counts as a degenerate triangle
             faces = np.repeat(np.arange(len(vertices), dtype=np.int64)[:, None], 3, axis=1)
         gathered = (count + len(vertices), face_count + len(faces))
-        check_mesh_size(MeshSize(file_bytes, *gathered, _memory_estimate(suffix, file_bytes, *gathered)), limits)
+        check_mesh_size(MeshSize(file_bytes, *gathered, memory_estimate(suffix, file_bytes, *gathered)), limits)
         vertices = vertices @ transform[:3, :3].T + transform[:3, 3]
         vertex_blocks.append(vertices)
         face_blocks.append(faces + count)
@@ -592,20 +411,9 @@ def _collada_asset(path: Path) -> tuple[float, str]:
 
 
 __all__ = [
-    "BYTES_PER_FACE",
-    "BYTES_PER_FILE_BYTE",
-    "BYTES_PER_VERTEX",
-    "GLTF_JSON_MAX_BYTES",
-    "MeshOverBudget",
-    "MeshSize",
-    "SCAN_CHUNK_BYTES",
     "SUPPORTED_MODEL_EXTENSIONS",
-    "VisualSpec",
-    "check_mesh_size",
     "clear_model_cache",
-    "is_remote_uri",
     "load_model_footprint",
-    "mesh_size",
     "model_file",
     "model_path",
     "parse_visual",

@@ -2,9 +2,10 @@
 in sensor.publish) and what each class adds (laser, lidar3d, camera, rgbd_camera, imu, gnss); see table.py.
 
 A sensor element is read through `reader(kind)`: the common table and its class's table as one. Poses
-(`pose`, `pose_3d`, and a laser's `height`) write one pose, so the one given last in the file wins; world/sensors.py
-reads them in file order. Ray counts are read as MVSim's integer reading does: the integer part of the number
-(MVSim's own definitions compute `horz_nrays` and `nrays` with `$f{...}` expressions that leave a fraction).
+(`pose`, `pose_3d`, and a laser's `height`) write one pose, so the one given last in the file wins;
+world/elements/sensors.py reads them in file order. Ray counts are read as MVSim's integer reading does: the
+integer part of the number (MVSim's own definitions compute `horz_nrays` and `nrays` with `$f{...}` expressions
+that leave a fraction).
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ SENSOR_LIDAR3D = ParamTable("sensor.lidar3d", (
           "colour where the beam meets the scene (else 1)"),
     Param("viz_pointSize", "float", 3.0, "px", "point size in MVSim's GUI", support=GUI_ONLY, note="MVSim's GUI"),
     Param("model", "str", None, "", "a preset (VLP-16, OS1-64, Helios-32) for the tags not given", ours="",
-          note="ours: MVSim has no presets (sensors/lidar3d.py PRESETS)"),
+          note="ours: MVSim has no presets (world/elements/sensor_checks.py)"),
     Param("fbo_ncols", "int", None, "px", "width of each of the four depth render faces", ours=0,
           quantity="render_width", note="ours: 0 means max(512, horz_resolution_factor x horz_nrays / 4)"),
 ), "`<sensor class=\"lidar3d\">`: a 3D lidar (sensor_msgs/PointCloud2).")

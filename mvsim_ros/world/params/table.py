@@ -3,7 +3,7 @@ reads there, under MVSim's name, with MVSim's unit and default, and what this si
 
 The loader reads a context only through its table (`ParamTable.read`), so a name, its default and its unit are
 written once. A value comes out converted to SI units (degrees in the file become radians), checked against its
-bounds quantity (world/bounds.py) and with errors that name file, line and tag. A child tag or attribute the table
+bounds quantity (world/xml/bounds.py) and with errors that name file, line and tag. A child tag or attribute the table
 does not know is warned about with its file and line; a parameter this simulator deliberately does not simulate
 (MVSim's GUI, its ZMQ publishing, .rawlog output) is accepted and warned about once per context.
 

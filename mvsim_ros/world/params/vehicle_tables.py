@@ -3,7 +3,7 @@ drivetrain and friction models (see table.py). Names, units and defaults are MVS
 simulator adds (Pacejka friction, the articulated dynamics, steering rate limits, the integral clamp I_MAX, raw
 torques of differential vehicles) are marked as ours in their note.
 
-world/vehicles.py reads every one of these contexts through its table only.
+world/elements/vehicles.py reads every one of these contexts through its table only.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ VEHICLE = ParamTable("vehicle", (
     Param("sensor", "group", None, "", "a sensor on the vehicle (see the sensor contexts)"),
     Param("visual", "group", None, "", "3D model(s) of the vehicle (see `visual`)"),
     Param("log_path", "str", "", "", "directory of the vehicle's CSV logs", support=NOT_SIMULATED,
-          note="CSV logs are written for all vehicles by the node's log_dir parameter (physics/logs.py)"),
+          note="CSV logs are written for all vehicles by the node's log_dir parameter (output/csv_logs.py)"),
     Param("auto_start_recording", "bool", False, "", "start the CSV logs at load", support=NOT_SIMULATED,
-          note="CSV logs are written for all vehicles by the node's log_dir parameter (physics/logs.py)"),
+          note="CSV logs are written for all vehicles by the node's log_dir parameter (output/csv_logs.py)"),
     Param("init_pose", "floats", None, "m, m, deg", "initial pose 'x y yaw_deg' (the yaw is radians once read)",
           note="origin when neither init_pose nor init_pose3d is given"),
     Param("init_pose3d", "floats", None, "m, m, m, deg, deg, deg", "initial pose 'x y z yaw_deg pitch_deg "

@@ -163,7 +163,7 @@ WORLD_INCLUDE = ParamTable("world.include", (
           attribute=True),
     Param("*", "str", None, "", "any other attribute defines a variable `${name}` inside the included file",
           attribute=True),
-), "`<include file=... var=value/>` (read by the preprocessor, world/preprocess.py).")
+), "`<include file=... var=value/>` (read by the preprocessor, world/xml/preprocess.py).")
 
 WORLD_VARIABLE = ParamTable("world.variable", (
     Param("name", "str", None, "", "variable name (required)", attribute=True),
@@ -284,7 +284,7 @@ BLOCK_GEOMETRY = ParamTable("block.geometry", (
     Param("ly", "float", 0.0, "m", "size along y", attribute=True, quantity="geometry_size"),
     Param("lz", "float", 0.0, "m", "size along z", attribute=True, quantity="geometry_size"),
     Param("vertex_count", "int", 0, "", "facets of round shapes (0: 10)", attribute=True, quantity="vertex_count"),
-), "`<geometry .../>` of a block (attributes; world/block_geometry.py).")
+), "`<geometry .../>` of a block (attributes; world/elements/block_geometry.py).")
 
 ELEMENT_COMMON = ParamTable("element.common", (
     Param("class", "str", None, "", "element kind: ground_grid, occupancy_grid, elevation_map, horizontal_plane, "

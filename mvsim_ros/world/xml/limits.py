@@ -54,8 +54,8 @@ class ResourceLimits:
     millions of vertices): going over one leaves that resource out with a warning, never stops the load.
 
     The memory a model needs is estimated before it is parsed, from its file size and the vertex and face counts
-    its header declares (or, for OBJ and ASCII STL, a count of its lines): see visual_models.py. Downloads also obey
-    the resource cache's own caps (resources.py, MVSIM_DOWNLOAD_*): the smaller limit applies."""
+    its header declares (or, for OBJ and ASCII STL, a count of its lines): see files/mesh_size.py. Downloads also obey
+    the resource cache's own caps (files/resources.py, MVSIM_DOWNLOAD_*): the smaller limit applies."""
 
     max_download_seconds: int = _limit(120, "wall time of one download of a remote resource (model, zip), from "
                                             "the request to the last byte [s]")

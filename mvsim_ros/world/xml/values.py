@@ -45,7 +45,7 @@ def parse_floats(text: str, node: XmlNode, what: str, count: int | tuple[int, ..
 
 
 def bounded(value: float, node: XmlNode, quantity: str, what: str) -> float:
-    """`value` if it lies in the accepted range of `quantity` (world/bounds.py), else a WorldFileError naming the
+    """`value` if it lies in the accepted range of `quantity` (world/xml/bounds.py), else a WorldFileError naming the
     value and the range."""
     b = BOUNDS[quantity]
     if not b.low <= value <= b.high:

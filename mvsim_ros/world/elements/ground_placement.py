@@ -16,8 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from mvsim_ros.world.elements.elements import ElevationMapSpec
-from mvsim_ros.world.specs import WorldSpec
+from mvsim_ros.world.specs import ElevationMapSpec, WorldSpec
 
 #: Height [m] above an actor's given z up to which a surface counts as under it (MVSim's default query height).
 ACTOR_QUERY_HEIGHT_M = 1.5

@@ -13,7 +13,7 @@ from mvsim_ros.viewer.frame_message import FrameEncoder, unpack_message
 from mvsim_ros.world import load_world
 from mvsim_ros.world.specs import Pose3
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 WORLDS = REPO / "worlds"
 TEST_WORLDS = REPO / "test" / "worlds"
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from mvsim_ros.world.files.occupancy_formats import load_mrpt_gridmap, load_ros_map_yaml
-from mvsim_ros.world.files.occupancy_image import load_occupancy_image
+from mvsim_ros.world.files.occupancy.image import load_occupancy_image
+from mvsim_ros.world.files.occupancy.mrpt_gridmap import load_mrpt_gridmap
+from mvsim_ros.world.files.occupancy.ros_map import load_ros_map_yaml
 from mvsim_ros.world.specs import OccupancyGridSpec
 from mvsim_ros.world.xml.param_reading import read_params
 from mvsim_ros.world.params.world_tables import ELEMENT_OCCUPANCY_GRID

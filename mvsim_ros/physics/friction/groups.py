@@ -19,7 +19,7 @@ class FrictionGroup:
     """All wheels using one friction model: their indices, and their parameters (columns = the model's names).
 
     base_params holds the world-file values; params is what the next step uses (base + region overrides). code: the
-    model's number (friction.FRICTION_CODES), which friction.held_friction dispatches on.
+    model's number (friction.FRICTION_CODES), which friction.solve_wheels_into dispatches on.
     """
 
     code: int
@@ -50,7 +50,7 @@ def friction_groups(world: WorldSpec, wheel_vehicle: np.ndarray) -> list[Frictio
     models = [world.vehicles[v].friction.model for v in wheel_vehicle.tolist()]
     groups = []
     for name in sorted(set(models)):
-        names = FRICTION_MODELS[name][1]
+        names = FRICTION_MODELS[name].param_names
         index = np.array([i for i, m in enumerate(models) if m == name], dtype=np.intp)
         rows = [[world.vehicles[wheel_vehicle[i]].friction.params[p] for p in names] for i in index.tolist()]
         params = np.array(rows, dtype=float).reshape(len(index), len(names))

@@ -1,0 +1,125 @@
+"""The benchmark command line, `python -m mvsim_ros.bench`: parses the options and runs the case they pick.
+
+    python -m mvsim_ros.bench                 # the physics table, dt = 5 ms (physics.py)
+    python -m mvsim_ros.bench --kind differential --robots 1 5 --seconds 5 --no-ros
+    python -m mvsim_ros.bench --viewer         # what the browser viewer costs one robot (a page connected)
+    python -m mvsim_ros.bench --terrain        # what the terrain under the wheels costs 50 robots on hills
+    python -m mvsim_ros.bench --sensors        # lidar scans, camera frames and 3D lidar points per second
+    python -m mvsim_ros.bench --node           # the node's real-time factor from /clock on worlds/bench/
+    python -m mvsim_ros.bench --node --world FILE [--vehicles N]   # the node on any world file
+    python -m mvsim_ros.bench --scan-cost      # one 181-ray 70 m 2D scan on maps of 50^2, 200^2, 800^2 cells
+    python -m mvsim_ros.bench --edits          # spawning and deleting an entity in a node with 1000 blocks
+
+The cases are imported only when picked (the node, viewer and edit cases need ROS or a browser).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from pathlib import Path
+
+from mvsim_ros.bench.node_process import default_domain_id
+from mvsim_ros.bench.vehicles import KINDS
+
+#: Print a line at once (a table's rows appear as they are measured).
+_out = functools.partial(print, flush=True)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's options."""
+    p = argparse.ArgumentParser(prog="python -m mvsim_ros.bench",
+                                description="Benchmark: real-time factor (simulated s / wall s) of the physics "
+                                            "step, with and without ROS publishing, and the other cases below.")
+    p.add_argument("--kind", choices=sorted(KINDS), help="only this vehicle kind")
+    p.add_argument("--robots", type=int, nargs="+", help="vehicle counts (with --kind)")
+    p.add_argument("--seconds", type=float, default=3.0, help="wall-clock seconds per run")
+    p.add_argument("--dt", type=float, default=0.005, help="time step [s]")
+    p.add_argument("--no-ros", action="store_true", help="skip the cases with ROS publishing")
+    p.add_argument("--sensors", action="store_true", help="only the sensor figures")
+    p.add_argument("--viewer", action="store_true",
+                   help="only the viewer case: one robot with one connected browser page, cost in %% of the "
+                        "real-time factor")
+    p.add_argument("--browser-nice", type=int, default=10, choices=range(0, 20), metavar="0..19",
+                   help="viewer case: the page's scheduling niceness (default 10; 0: the simulation's priority). "
+                        "Without a GPU the browser draws WebGL in software, which otherwise takes cores from the "
+                        "simulation like any busy program")
+    p.add_argument("--terrain", action="store_true",
+                   help="only the terrain case: vehicles (--robots, default 50) on hills and on flat ground side "
+                        "by side, cost in %% of the flat real-time factor")
+    p.add_argument("--node", action="store_true",
+                   help="only the node benchmark: the node's real-time factor from /clock on worlds/bench/ "
+                        "(median of --repeat runs of --seconds) beside the physics alone")
+    p.add_argument("--world", type=Path, help="--node: only this world file (any MVSim world)")
+    p.add_argument("--vehicles", type=int, help="--node --world: command this many of its vehicles (default: all)")
+    p.add_argument("--scan-cost", action="store_true",
+                   help="only the cost of one 181-ray 70 m 2D lidar scan on maps of 50^2, 200^2 and 800^2 cells")
+    p.add_argument("--edits", action="store_true",
+                   help="only the world-edit case: spawn and delete round trips over DDS in a node with --blocks "
+                        "spawned blocks, and the longest /clock gap meanwhile")
+    p.add_argument("--blocks", type=int, default=1000, help="--edits: blocks spawned first")
+    p.add_argument("--rounds", type=int, default=20, help="--edits: spawn/delete pairs measured")
+    p.add_argument("--repeat", type=int, default=3,
+                   help="runs per case; the best is reported (least disturbed by other load)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the case the options pick (the physics table by default) and print its figures; the exit status."""
+    args = parser().parse_args(argv)
+    default_domain_id()
+    if args.edits:
+        from mvsim_ros.bench import edits
+
+        edits.report(edits.measure_edits(args.blocks, args.rounds), args.blocks, out=_out)
+    elif args.node:
+        from mvsim_ros.bench.node import MAP_ROWS, ROWS, world_row
+        from mvsim_ros.bench.node_rtf import run_table
+
+        if args.world is not None:
+            rows = [world_row(args.world, args.vehicles)]
+        else:
+            rows = [r for r in ROWS + MAP_ROWS if (args.kind is None or r.kind == args.kind)
+                    and (args.robots is None or r.robots in args.robots)]
+        run_table(args.seconds, args.repeat, rows, out=_out)
+    elif args.scan_cost:
+        from mvsim_ros.bench.sensors import scan_cost_table
+
+        scan_cost_table(args.seconds, args.repeat, out=_out)
+    elif args.viewer:
+        from mvsim_ros.bench import viewer
+
+        kind = args.kind or "differential"
+        runs = [viewer.measure_viewer(args.seconds, kind, browser_nice=args.browser_nice) for _ in range(args.repeat)]
+        viewer.report(runs, kind, args.browser_nice, args.dt, out=_out)
+    elif args.terrain:
+        from mvsim_ros.bench.physics import terrain_table
+
+        terrain_table(args.kind or "differential", args.robots or (50,), args.seconds, args.repeat, args.dt, out=_out)
+    elif args.sensors:
+        from mvsim_ros.bench.sensors import sensors_report
+
+        sensors_report(args.seconds, args.repeat, out=_out)
+    else:
+        _physics(args)
+    return 0
+
+
+def _physics(args: argparse.Namespace) -> None:
+    """The physics table: the default cases, or --kind with --robots; then the ROS context shut down."""
+    from mvsim_ros.bench.physics import DEFAULT_CASES, rtf_table
+
+    cases = DEFAULT_CASES
+    if args.kind:
+        cases = ((args.kind, tuple(args.robots or (1, 10, 50)), args.kind == "differential"),)
+    try:
+        rtf_table(cases, args.seconds, args.repeat, args.dt, with_ros=not args.no_ros, out=_out)
+    finally:
+        try:
+            import rclpy
+        except ImportError:
+            return
+        rclpy.try_shutdown()
+
+
+__all__ = ["main", "parser"]
