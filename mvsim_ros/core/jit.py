@@ -8,3 +8,35 @@ from numba import njit
 
 #: Decorator for step kernels: nopython mode, cached compilation, IEEE-exact arithmetic (no fastmath).
 kernel = njit(cache=True, nogil=True)
+
+
+class FixedTypeCalls:
+    """Calls of compiled kernels whose arguments keep their types from call to call, without numba's per-call
+    argument typing.
+
+    numba types every argument of every call to pick the compiled version; for named data (namedtuples of ~100
+    arrays) that typing costs more than the work of a short call (~16 us). Here the first call of a kernel under a
+    `key` goes through numba as usual, the compiled version it chose is looked up by the exact types of those
+    arguments, and later calls under the same key call that version directly. The caller promises that a key's
+    arguments keep their types (same dtypes, dimensions, layouts, tuple shapes); values and array contents may
+    change.
+    """
+
+    def __init__(self) -> None:
+        self._direct: dict = {}
+
+    def call(self, kernel, key, *args):
+        """`kernel(*args)`, directly when this key's compiled version is known."""
+        direct = self._direct.get(key)
+        if direct is not None:
+            return direct(*args)
+        result = kernel(*args)
+        signature = tuple(kernel.typeof_pyval(arg) for arg in args)
+        compiled = kernel.overloads.get(signature)
+        if compiled is not None:
+            self._direct[key] = compiled.entry_point
+        return result
+
+    def forget(self) -> None:
+        """Type every call again (after the arguments were rebuilt)."""
+        self._direct.clear()

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from mvsim_ros.core.jit import FixedTypeCalls
 from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.kinematic.actor_paths import ActorPath
 from mvsim_ros.physics.bodies import Box2DWorld, build_box2d_world
@@ -38,6 +39,11 @@ PHI_WRAP_CHECK_STEPS = 1000
 
 class SimulationDiverged(RuntimeError):
     """The state became non-finite (NaN or infinity); the simulation refuses to carry on."""
+
+
+def _c_float_arrays(start: StartState) -> bool:
+    """Whether the start state is three C-contiguous float64 arrays (the types the compiled runners were typed for)."""
+    return all(a.dtype == np.float64 and a.flags.c_contiguous for a in start)
 
 
 def check_simulated(world: WorldSpec) -> list[str]:
@@ -144,6 +150,7 @@ class Simulation(SimulationViews):
         #: Why step_many cannot compile this world's steps ("" when it can; see compiled_steps.py).
         self.compiled_steps_unavailable = compiled_steps_problem(self)
         self._compiled: tuple | None = None  # (Engine, StepModel, StepWorkspace), built at the first compiled run
+        self._fixed_type_calls = FixedTypeCalls()
         self._read_bodies()
         self.terrain.seat(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers, 0.0)
         self.acceleration = np.zeros((n, 3))  # (ax, ay, alpha) of the reference point, world frame
@@ -510,8 +517,14 @@ class Simulation(SimulationViews):
                               step_workspace(self._body_addresses.size, n, w.count))
         engine, model, work = self._compiled
         start = StartState(w.omega, self.body_pose, self.body_velocity)
-        done, status, *more = runner(count, self.steps, self.dt, PHI_WRAP_CHECK_STEPS, start, engine, model, work,
-                                     *extra)
+        # The named data keeps its types for the simulation's life, and the start state is three float64 C arrays:
+        # after the first call, each runner (with its extra arguments' types) is called without numba's typing.
+        key = (runner, tuple(type(item) for item in extra)) if _c_float_arrays(start) else None
+        args = (count, self.steps, self.dt, PHI_WRAP_CHECK_STEPS, start, engine, model, work, *extra)
+        if key is None:
+            done, status, *more = runner(*args)
+        else:
+            done, status, *more = self._fixed_type_calls.call(runner, key, *args)
         self.body_pose, self.body_velocity = work.pose.copy(), work.velocity.copy()
         self.acceleration, w.omega, w.torque = work.acceleration.copy(), work.spin.copy(), work.torque.copy()
         self._wheel_cos, self._wheel_sin = work.wheel_cos.copy(), work.wheel_sin.copy()

@@ -113,7 +113,12 @@ class Runner:
     # -- stepping ----------------------------------------------------------------------------------------------
     def next_due(self) -> float:
         """Simulated time [s] at which the earliest sink is next due (math.inf when none ever is)."""
-        return min((sink.next_due() for sink in self.sinks), default=math.inf)
+        due = math.inf
+        for sink in self.sinks:
+            when = sink.next_due()
+            if when < due:
+                due = when
+        return due
 
     def serve_due(self) -> None:
         """Serve every sink due at the current simulated time."""

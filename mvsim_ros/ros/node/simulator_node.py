@@ -182,7 +182,8 @@ class MvsimNode(LeanEventsNode):
         if self.logs is not None:
             logs = self.logs
             sinks.append(CallbackSink(lambda: logs.next_due, logs.record))
-        sinks.append(CallbackSink(self._ground_truth_due, self._record_ground_truth))
+        if self.ground_truth is not None:
+            sinks.append(CallbackSink(self._ground_truth_due, self._record_ground_truth))
         if self.session is not None:
             sinks.append(self.session)
         self.runner.attach(self.sim, sinks, self.session.advance if self.session is not None else None)
