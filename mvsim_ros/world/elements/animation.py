@@ -1,13 +1,8 @@
-"""Keyframe animations (MVSim's ``<animation type="keyframes">``) of blocks and world elements.
+"""Reading MVSim's ``<animation type="keyframes">`` of blocks and world elements into a KeyframeAnimation.
 
 A keyframe is ``<time_pose>t x y yaw_deg</time_pose>`` or
-``<time_pose3d>t x y z yaw_deg pitch_deg roll_deg</time_pose3d>`` [s, m, deg]. As in MVSim
-(``Simulable::simul_pre_timestep``), the object's pose at simulated time t is its initial pose composed with the
-keyframe pose interpolated at ``fmod(t, T)``, T being the last keyframe's time: position linearly, orientation by
-spherical linear interpolation of unit quaternions (the shorter way round). Keyframe poses are therefore relative
-to the initial pose (an object with ``<init_pose>0 0 0</init_pose>`` moves along the absolute keyframes). Before
-the first keyframe's time in the first cycle the object stays at its initial pose, and in later cycles at its last
-keyframe pose: there is nothing to interpolate between, and MVSim leaves the pose unchanged then.
+``<time_pose3d>t x y z yaw_deg pitch_deg roll_deg</time_pose3d>`` [s, m, deg]; how the pose between keyframes is
+interpolated, and relative to what, is in world/specs/animation.py.
 """
 
 from __future__ import annotations
