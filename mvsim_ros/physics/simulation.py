@@ -47,7 +47,7 @@ def _c_float_arrays(start: StartState) -> bool:
 
 
 def check_simulated(world: WorldSpec) -> list[str]:
-    """Warnings for world content this version loads but does not simulate. None for the ground: elevation maps,
+    """Warnings for world content this simulator loads but does not simulate. None for the ground: elevation maps,
     horizontal planes (animated ones too), ramps, bumps and every other block's top carry the vehicles in 3D
     (physics/terrain)."""
     return []

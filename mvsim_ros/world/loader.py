@@ -2,7 +2,7 @@
 
 Pipeline: safe XML parsing (xml_tree) -> includes, variables, loops, conditions and expressions (preprocess)
 -> one builder per element kind (vehicles, blocks, sensors, joints, elements, occupancy). Every problem raises
-one WorldFileError naming file, line and tag; nothing half-built escapes. Tags this version does not simulate
+one WorldFileError naming file, line and tag; nothing half-built escapes. Tags this simulator does not simulate
 yet are kept in the spec or reported as warnings with file:line, never ignored silently.
 """
 

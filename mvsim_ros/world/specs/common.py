@@ -71,7 +71,7 @@ class Pose3:
 
 @dataclass
 class KeptTag:
-    """A tag MVSim accepts but this version does not use, kept verbatim (text stripped) with its location."""
+    """A tag MVSim accepts but this simulator does not use, kept verbatim (text stripped) with its location."""
 
     tag: str
     attrib: dict[str, str]

@@ -116,7 +116,7 @@ class WallsSpec:
 
     shape: the ``<pt>`` points as written (consecutive pairs are segments); transformation: the 4x4
     homogeneous matrix applied to them; wall_thickness, wall_height [m]; color.
-    model_uri: model file path or URL (used by MVSim only without a shape; not loaded by this version).
+    model_uri: model file path or URL (used by MVSim only without a shape; not loaded here).
     scale: read by MVSim but never applied. segments: the resulting wall boxes (empty for a model file).
     """
 
