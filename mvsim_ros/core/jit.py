@@ -37,6 +37,10 @@ class FixedTypeCalls:
             self._direct[key] = compiled.entry_point
         return result
 
+    def knows(self, key) -> bool:
+        """Whether calls under `key` go straight to a compiled version."""
+        return key in self._direct
+
     def forget(self) -> None:
         """Type every call again (after the arguments were rebuilt)."""
         self._direct.clear()

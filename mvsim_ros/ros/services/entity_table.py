@@ -22,6 +22,7 @@ import re2
 from geometry_msgs.msg import Accel, Pose, Twist
 from simulation_interfaces.msg import EntityCategory, EntityFilters, EntityState
 
+from mvsim_ros.core.rotations import ypr_quaternion
 from mvsim_ros.physics import Simulation
 
 #: Frame ids that name the simulation's world frame in requests (empty = world, per the standard).
@@ -156,14 +157,8 @@ def pose_msg(x: float, y: float, z: float, yaw: float, pitch: float = 0.0, roll:
     """A geometry_msgs/Pose from a position [m] and yaw, pitch, roll [rad] (R = Rz(yaw) Ry(pitch) Rx(roll))."""
     pose = Pose()
     pose.position.x, pose.position.y, pose.position.z = x, y, z
-    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
-    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
-    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
     q = pose.orientation
-    q.w = cr * cp * cy + sr * sp * sy
-    q.x = sr * cp * cy - cr * sp * sy
-    q.y = cr * sp * cy + sr * cp * sy
-    q.z = cr * cp * sy - sr * sp * cy
+    q.w, q.x, q.y, q.z = ypr_quaternion(yaw, pitch, roll)
     return pose
 
 
