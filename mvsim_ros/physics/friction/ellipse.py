@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 
 from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.friction.spin_balance import balanced_traction
 from mvsim_ros.physics.step_phases import inlined_kernel
 
 
@@ -107,12 +108,5 @@ def ellipse_wheel(wheel, torque_const, torque_slope, params, i, gravity, dt):
 
     rolling_torque = c_rr * normal_force * r * math.tanh(100.0 * omega)
     net_torque = torque_const - c_damping * omega - rolling_torque
-    omega_rolling = v_x / r
-    inertia_yy = wheel.inertia_yy
-    wanted = (net_torque - torque_slope * omega_rolling - inertia_yy * (omega_rolling - omega) / dt) / r
-    longitudinal = min(max(wanted, -max_x), max_x)
-    inertia_rate = inertia_yy / dt
-    omega_new = (inertia_rate * omega + net_torque - r * longitudinal) / (inertia_rate + torque_slope)
-    remaining = max_x - abs(longitudinal)
-    held = -min(max(wheel.slope_x, -remaining), remaining)
-    return longitudinal + held, force_y, omega_new, held
+    force_x, omega_new, held = balanced_traction(wheel, net_torque, torque_slope, max_x, dt)
+    return force_x, force_y, omega_new, held

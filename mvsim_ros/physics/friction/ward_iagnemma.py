@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 from mvsim_ros.core.jit import kernel
+from mvsim_ros.physics.friction.spin_balance import balanced_traction
 from mvsim_ros.physics.step_phases import inlined_kernel
 
 
@@ -51,13 +52,11 @@ def ward_iagnemma_wheel(wheel, torque_const, torque_slope, params, i, gravity, d
     params[i]: the wheel's row of the (W, 6) columns PARAM_NAMES: mu, C_damping [N m s/rad], A_roll [s/m], R1 [-],
     R2 [s/m], C_rr [-].
 
-    With m_wp = F_z / g + m_wheel, F_max = mu m_wp g and a = I_yy / dt + torque_slope:
+    With m_wp = F_z / g + m_wheel and F_max = mu m_wp g:
       F_y = clamp(-v_y m_wp / dt - slope_y, +-F_max)                        (default model)
       net = torque_const - C_damping omega - T_rr + R F_rr                  (all but the implicit motor term)
-      F_x = clamp((net - torque_slope v_x / R - I_yy (v_x / R - omega) / dt) / R, +-F_max)
-          = clamp((tau - I_yy alpha_desired - C_damping omega - T_rr) / R + F_rr, +-F_max)   (MVSim)
-      omega_new = (I_yy omega / dt + net - R F_x) / a                        (torque balance, implicit in tau)
-      F_hold = -clamp(slope_x, +-(F_max - |F_x|)), added to F_x              (slope, after the spin update)
+      F_x = clamp((tau - I_yy alpha_desired - C_damping omega - T_rr) / R + F_rr, +-F_max)   (MVSim)
+    F_x, omega_new and F_hold come from that balance with cap F_max (spin_balance.balanced_traction).
     """
     mu, c_damping, a_roll, r1, r2, c_rr = (params[i, 0], params[i, 1], params[i, 2], params[i, 3], params[i, 4],
                                            params[i, 5])
@@ -71,12 +70,5 @@ def ward_iagnemma_wheel(wheel, torque_const, torque_slope, params, i, gravity, d
     f_rr = rolling_resistance_force(v_x, partial_mass * gravity, a_roll, r1, r2)
     rolling_torque = c_rr * normal_force * r * math.tanh(100.0 * omega)
     net_torque = torque_const - c_damping * omega - rolling_torque + r * f_rr
-    omega_rolling = v_x / r
-    inertia_yy = wheel.inertia_yy
-    wanted = (net_torque - torque_slope * omega_rolling - inertia_yy * (omega_rolling - omega) / dt) / r
-    longitudinal = min(max(wanted, -max_force), max_force)
-    inertia_rate = inertia_yy / dt
-    omega_new = (inertia_rate * omega + net_torque - r * longitudinal) / (inertia_rate + torque_slope)
-    remaining = max_force - abs(longitudinal)
-    held = -min(max(wheel.slope_x, -remaining), remaining)
-    return longitudinal + held, force_y, omega_new, held
+    force_x, omega_new, held = balanced_traction(wheel, net_torque, torque_slope, max_force, dt)
+    return force_x, force_y, omega_new, held
