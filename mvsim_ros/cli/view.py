@@ -97,11 +97,6 @@ class ViewRunner:
             self._log.warn(f"clamped {kind} commands", note)
 
     @property
-    def realtime_factor(self) -> float:
-        """The real-time factor aimed at (simulated s per wall s)."""
-        return self.runtime.realtime_factor
-
-    @property
     def rtf_target(self) -> float:
         """The real-time factor aimed at (simulated s per wall s)."""
         return self.runtime.realtime_factor

@@ -519,7 +519,7 @@ class Simulation(SimulationViews):
         start = StartState(w.omega, self.body_pose, self.body_velocity)
         # The named data keeps its types for the simulation's life, and the start state is three float64 C arrays:
         # after the first call, each runner (with its extra arguments' types) is called without numba's typing.
-        key = (runner, tuple(type(item) for item in extra)) if _c_float_arrays(start) else None
+        key = (runner, *map(type, extra)) if _c_float_arrays(start) else None
         args = (count, self.steps, self.dt, PHI_WRAP_CHECK_STEPS, start, engine, model, work, *extra)
         if key is None:
             done, status, *more = runner(*args)

@@ -74,9 +74,10 @@ class RateMeter:
         self._wall, self._sim = wall, sim_time
 
     def update(self, wall: float, sim_time: float, running: bool = True) -> float:
-        """After a window has passed: `rate` becomes the factor over it (0 when not `running`); returns `rate`."""
+        """After a window has passed: `rate` becomes the factor over it (0 when not `running`, never below 0);
+        returns `rate`."""
         span = wall - self._wall
         if span >= self.window_s:
-            self.rate = (sim_time - self._sim) / span if running else 0.0
+            self.rate = max(0.0, sim_time - self._sim) / span if running else 0.0
             self.restart(wall, sim_time)
         return self.rate

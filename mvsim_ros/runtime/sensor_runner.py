@@ -64,7 +64,6 @@ class SensorRunner:
         self.lidars3d = list(sensors.lidars3d) if sensors is not None else []
         self._imu_offsets = np.array([[s.spec.pose.x, s.spec.pose.y] for s in self.imus], dtype=float).reshape(-1, 2)
         self._imu_mounts = np.array([s.mount for s in self.imus], dtype=float).reshape(-1, 3, 3)
-        self._handed_over: set[int] = set()
         #: The GL scene of the rendered sensors (None when there are none or no OpenGL context).
         self.scene = None
         gpu = [lidar for lidar in self.lidars if lidar.raytrace_3d]
@@ -79,19 +78,29 @@ class SensorRunner:
                 for lidar in gpu:
                     lidar.raytrace_3d = False
                 self.cameras, self.lidars3d = [], []
+        self.hand_over([])
 
     def hand_over(self, lidars) -> None:
         """2D lidars that a front end measures itself while they are due (see the module docstring)."""
-        self._handed_over = {id(lidar) for lidar in lidars}
+        taken = {id(lidar) for lidar in lidars}
+        own = [lidar for lidar in self.lidars if id(lidar) not in taken]
+        self._own_schedules = [s.schedule for s in [*own, *self.imus, *self.gnss, *self.lidars3d, *self.cameras]]
+        self._every_schedule = [s.schedule for s in [*self.lidars, *self.imus, *self.gnss, *self.lidars3d,
+                                                     *self.cameras]]
+        self._active = [s for s in self._own_schedules if s.period is not None]
 
-    def schedules(self) -> list:
-        """The sample schedules (core.schedule.Periodic) of the sensors measured here, handed-over lidars left out."""
-        lidars = [lidar for lidar in self.lidars if id(lidar) not in self._handed_over]
-        return [s.schedule for s in [*lidars, *self.imus, *self.gnss, *self.lidars3d, *self.cameras]]
+    def schedules(self, handed_over: bool = False) -> list:
+        """The sample schedules (core.schedule.Periodic) of the sensors measured here, the handed-over lidars' too
+        when `handed_over`."""
+        return list(self._every_schedule if handed_over else self._own_schedules)
 
     def next_due(self) -> float:
         """Simulated time [s] at which a sensor measured here is next due (math.inf: never)."""
-        return min((s.next_time for s in self.schedules() if s.period is not None), default=math.inf)
+        due = math.inf
+        for schedule in self._active:
+            if schedule.next_time < due:
+                due = schedule.next_time
+        return due
 
     def serve_due(self) -> None:
         """Measure with every sensor due now, and hand what was measured to `on_measured`."""

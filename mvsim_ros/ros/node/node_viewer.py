@@ -19,6 +19,7 @@ from geometry_msgs.msg import PoseStamped
 from mvsim_ros.ros.publishing.conversions import sim_time_msg, yaw_quaternion
 from mvsim_ros.ros.node.parameters import PARAMETERS, coerce
 from mvsim_ros.ros.qos import COMMAND_QOS
+from mvsim_ros.runtime.pacing import RateMeter
 from mvsim_ros.runtime.step_queue import StepJob
 from mvsim_ros.viewer.access import new_token
 from mvsim_ros.viewer.link import ViewerLink
@@ -55,8 +56,8 @@ class NodeViewerHost:
         #: Bumped whenever the node's simulation is replaced (reset, spawn, delete): the pages reload the scene.
         self.scene_version = 0
         self._sim_id = id(node.sim)
-        self._rtf = 0.0
-        self._mark = (time.monotonic(), node.sim.time)
+        self._rate = RateMeter(RTF_WINDOW_S)
+        self._rate.restart(time.monotonic(), node.sim.time)
         self._jobs: list[StepJob] = []  # step jobs queued for pages and not finished
         self._log = LogThrottle(node.get_logger().warning, period=2.0, burst=1)
 
@@ -66,7 +67,7 @@ class NodeViewerHost:
         if id(self.node.sim) != self._sim_id:
             self._sim_id = id(self.node.sim)
             self.scene_version += 1
-            self._mark = (time.monotonic(), self.node.sim.time)
+            self._rate.restart(time.monotonic(), self.node.sim.time)
         return self.node.sim
 
     @property
@@ -83,11 +84,7 @@ class NodeViewerHost:
     def rtf(self) -> float:
         """Simulated s per wall s over the last RTF_WINDOW_S or so (0 while paused)."""
         now, sim_time = time.monotonic(), self.sim.time
-        wall0, sim0 = self._mark
-        if now - wall0 >= RTF_WINDOW_S:
-            self._rtf = max(0.0, sim_time - sim0) / (now - wall0)
-            self._mark = (now, sim_time)
-        return self._rtf
+        return self._rate.update(now, sim_time)
 
     @property
     def rtf_target(self) -> float:

@@ -114,23 +114,23 @@ class SimSession:
         #: The same without what the compiled steps serve (/clock and the vehicle streams, the handed-over
         #: lidars): what the runtime waits for (`next_due`).
         self._python_due = DueTimes()
-        for publisher in (self.publishers, self.chassis, self.footprints, self.sensor_runner, self.objects,
-                          self.log_topics):
-            if publisher is None:
-                continue
-            serve = self.sensor_runner.serve_due if publisher is self.sensor_runner else publisher.publish_due
-            self.due_times.add(serve, self._all_schedules(publisher))
-            if publisher is not self.publishers or self.streams is None:
-                self._python_due.add(serve, publisher.schedules())
+        for serve, every, python in self._served():
+            self.due_times.add(serve, every)
+            self._python_due.add(serve, python)
         check()
 
-    def _all_schedules(self, publisher) -> list:
-        """Every schedule a publisher (or the sensor runner, handed-over lidars included) serves."""
-        if publisher is self.sensor_runner:
-            runner = self.sensor_runner
-            return [s.schedule for s in [*runner.lidars, *runner.imus, *runner.gnss, *runner.lidars3d,
-                                         *runner.cameras]]
-        return publisher.schedules()
+    def _served(self) -> list:
+        """(serve function, every schedule it serves, the schedules Python has to wait for) of each publisher and
+        of the sensor runner, in serving order."""
+        runner, publishers = self.sensor_runner, self.publishers
+        # /clock and the vehicle streams are served inside the compiled steps when `streams` takes them.
+        served = [(publishers.publish_due, publishers.schedules(),
+                   publishers.schedules() if self.streams is None else [])]
+        served += [(p.publish_due, p.schedules(), p.schedules()) for p in (self.chassis, self.footprints)]
+        served.append((runner.serve_due, runner.schedules(handed_over=True), runner.schedules()))
+        served += [(p.publish_due, p.schedules(), p.schedules()) for p in (self.objects, self.log_topics)
+                   if p is not None]
+        return served
 
     def _publish_measured(self, measured) -> None:
         """Publish what the sensor runner measured at one instant: scans, IMU and GNSS readings, 3D lidar scans and
