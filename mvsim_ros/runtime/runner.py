@@ -141,17 +141,17 @@ class Runner:
 
     def due_steps(self, wall: float) -> int:
         """Steps to run now at wall time `wall` [s], at most `max_steps_per_turn`: while paused, the waiting page
-        steps (taken off the count); playing, those the pace asks for (at a real-time factor of 0, a full turn)."""
-        at_most = self.max_steps_per_turn if self.max_steps_per_turn is not None else MAX_PENDING_STEPS
+        steps (taken off the count); playing, those the pace asks for (at a real-time factor of 0, one batch:
+        `max_steps_per_turn`, else MAX_BATCH_STEPS)."""
         if self.paused:
-            return self.take_pending(at_most)
+            return self.take_pending(self.max_steps_per_turn or MAX_PENDING_STEPS)
         if self.pacer.as_fast_as_possible:
-            return at_most
+            return self.max_steps_per_turn or MAX_BATCH_STEPS
         due = self.pacer.steps_due(wall, self.sim.time, self.sim.dt)
-        return due if self.max_steps_per_turn is None else min(due, at_most)
+        return due if self.max_steps_per_turn is None else min(due, self.max_steps_per_turn)
 
     def run(self, wall: float, deadline: float, should_stop: Callable[[], bool] = lambda: False,
-            between: Callable[[], None] | None = None) -> int:
+            between: Callable[[], None] = lambda: None) -> int:
         """One turn of the loop at wall time `wall` [s]: the steps due by the run state and the pace, ending by wall
         time `deadline` [s] where the work is unbounded (paused steps, a real-time factor of 0) or when
         `should_stop()` says so. `between` is called after each batch (e.g. a viewer's service). Returns the number
@@ -164,16 +164,13 @@ class Runner:
                 self.step_once()
                 pending -= 1
                 ran += 1
-                if between is not None:
-                    between()
+                between()
             self.pending_steps += pending  # what the deadline left waits for the next turn
             return ran
         if self.pacer.as_fast_as_possible:
             while time.monotonic() < deadline and not should_stop():
-                ran += self.advance(self.due_steps(wall) if self.max_steps_per_turn is not None
-                                    else MAX_BATCH_STEPS)
-                if between is not None:
-                    between()
+                ran += self.advance(self.due_steps(wall))
+                between()
             return ran
         remaining = self.due_steps(wall)
         while remaining > 0 and not should_stop():
@@ -182,8 +179,7 @@ class Runner:
                 break
             ran += done
             remaining -= done
-            if between is not None:
-                between()
+            between()
         return ran
 
     def sleep_time(self, wall: float, at_most: float) -> float:
