@@ -11,7 +11,8 @@ from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.ros.publishing.conversions import planar_odometry, planar_transform, sim_time_msg
 from mvsim_ros.ros.publishing.state_publishers import ODOMETRY_FIELDS, TRANSFORM_FIELDS
-from mvsim_ros.ros.publishing.serialized import SerializedBatch
+from mvsim_ros.ros.publishing import serialized
+from mvsim_ros.ros.publishing.serialized import SerializedBatch, field_layout
 
 
 def test_each_row_equals_the_built_odometry_message():
@@ -30,6 +31,32 @@ def test_each_row_equals_the_built_odometry_message():
         expected = planar_odometry(sim_time_msg(t), "odom", "base_link", pose, twist)
         expected.pose.covariance[0] = 0.25
         assert deserialize_message(batch.row(i), Odometry) == expected
+
+
+def test_fields_are_found_when_alignment_padding_holds_a_sentinel(monkeypatch):
+    """The serializer leaves CDR alignment padding uninitialised: it can hold an earlier message's bytes, such as a
+    stamp sentinel. Here the 6 padding bytes before the first double (after child_frame_id) hold the bytes of the
+    nanosec sentinel, as seen in a long-running node; every field must still be found where it really lies."""
+    template = planar_odometry(sim_time_msg(0.0), "odom", "base_link", (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+    clean = field_layout(template, ODOMETRY_FIELDS)
+    real_serialize = serialized.serialize_message
+
+    def serialize_with_dirty_padding(message):
+        data = bytearray(real_serialize(message))
+        end = data.index(b"base_link\x00") + len(b"base_link\x00")
+        padding = -(end - 4) % 8  # to the next 8-byte boundary of the CDR body (after the 4-byte header)
+        assert padding == 6
+        data[end:end + padding] = bytes.fromhex("de3a0100de3a")  # the nanosec sentinel's bytes (0x3ADE0001)
+        return bytes(data)
+
+    monkeypatch.setattr(serialized, "serialize_message", serialize_with_dirty_padding)
+    dirty = field_layout(template, ODOMETRY_FIELDS)
+    assert dirty[1:] == clean[1:]
+    batch = SerializedBatch(template, ODOMETRY_FIELDS, 1)
+    stamp = sim_time_msg(3.5)
+    batch.fill(np.array([[stamp.sec, stamp.nanosec, 1.0, 2.0, 0, 0, 0, 0, 1.0, 0.5, 0, 0, 0, 0, 0.25]]))
+    assert deserialize_message(batch.row(0), Odometry) == planar_odometry(stamp, "odom", "base_link", (1.0, 2.0, 0.0),
+                                                                          (0.5, 0.0, 0.25))
 
 
 def test_rows_of_a_transform_inside_a_list():

@@ -44,34 +44,60 @@ def _field_code(parent: Any, name: str) -> str:
                         f"only {', '.join(_CODES)} can be patched") from None
 
 
+def _complement(code: str, endian: str, value: float | int) -> float | int:
+    """The value of type `code` whose serialized bytes are the bitwise complement of `value`'s: every byte differs
+    (a finite double for the sentinels used here)."""
+    packed = struct.pack(endian + code, value)
+    return struct.unpack(endian + code, bytes(255 - b for b in packed))[0]
+
+
+def _serialize_with(template: Any, fields: list[str], values: list) -> bytes:
+    probe = copy.deepcopy(template)
+    for path, value in zip(fields, values):
+        parent, name = _resolve(probe, path)
+        setattr(parent, name, value)
+    return serialize_message(probe)
+
+
 def field_layout(template: Any, fields: list[str]) -> tuple[bytes, str, list[int], list[str]]:
     """Serialize `template` and find where each listed numeric field lies in the CDR bytes.
 
     Returns (serialized template, struct endianness '<' or '>', byte offset of each field, struct code of each).
     The fields must be listed in their serialized order.
+
+    The template is serialized twice, with a sentinel in every listed field and then with the sentinels' bitwise
+    complements; a field lies where both serializations hold its sentinel. The serializer leaves CDR alignment
+    padding uninitialised (it can hold bytes of earlier messages, sentinels included), and padding or any other
+    byte outside the listed fields is the same in both serializations, so it cannot match both sentinels.
     """
-    probe = copy.deepcopy(template)
     codes = []
-    sentinels = []
-    for k, path in enumerate(fields):
-        parent, name = _resolve(probe, path)
-        code = _field_code(parent, name)
-        sentinel = 1234567.8901 + 0.0625 * (k + 1) if code == "d" else 0x3ADE0000 + k
-        setattr(parent, name, sentinel)
-        codes.append(code)
-        sentinels.append(sentinel)
-    data = serialize_message(probe)
+    for path in fields:
+        parent, name = _resolve(template, path)
+        codes.append(_field_code(parent, name))
+    first = [1234567.8901 + 0.0625 * (k + 1) if code == "d" else 0x3ADE0000 + k for k, code in enumerate(codes)]
+    data = _serialize_with(template, fields, first)
     endian = "<" if data[1] == 1 else ">"  # CDR encapsulation: 0x0001 little-endian, 0x0000 big-endian
+    second = [_complement(code, endian, value) for code, value in zip(codes, first)]
+    other = _serialize_with(template, fields, second)
     offsets = []
-    for path, code, sentinel in zip(fields, codes, sentinels):
-        needle = struct.pack(endian + code, sentinel)
-        offset = data.find(needle)
-        if offset < 0 or data.find(needle, offset + 1) >= 0:
+    for path, code, a, b in zip(fields, codes, first, second):
+        needle_a, needle_b = struct.pack(endian + code, a), struct.pack(endian + code, b)
+        found = [o for o in _occurrences(data, needle_a) if other[o:o + len(needle_b)] == needle_b]
+        if len(found) != 1 or len(data) != len(other):
             raise RuntimeError(f"could not locate field {path!r} in the serialized {type(template).__name__}")
-        offsets.append(offset)
+        offsets.append(found[0])
     if offsets != sorted(offsets):
         raise ValueError(f"list the fields in their serialized order: {fields}")
     return serialize_message(template), endian, offsets, codes
+
+
+def _occurrences(data: bytes, needle: bytes) -> list[int]:
+    """Every offset at which `needle` starts in `data` (overlapping ones included)."""
+    found, start = [], data.find(needle)
+    while start >= 0:
+        found.append(start)
+        start = data.find(needle, start + 1)
+    return found
 
 
 class SerializedBatch:

@@ -82,13 +82,15 @@ TRANSFORM_FIELDS = [
 class _VehicleRows:
     """Serialized messages of one stream, one per publisher, with their numbers patched per publish.
 
-    Templates that serialize alike (same frame ids) share one SerializedBatch; others (single TF tree: frame ids
+    Equal templates (same frame ids) share one SerializedBatch; others (single TF tree: frame ids
     prefixed by vehicle) get one each. `fill(values)` takes one row of field values per template.
     """
 
     def __init__(self, templates: list, fields: list[str], publishers: list):
         self.groups: list[tuple[np.ndarray, list, SerializedBatch]] = []
-        keys = [serialize_message(t) for t in templates]
+        # Equal templates (same frame ids) are grouped by their text form: their serialized bytes cannot be the
+        # key, because the serializer leaves alignment padding uninitialised.
+        keys = [repr(t) for t in templates]
         for key in dict.fromkeys(keys):
             rows = np.array([i for i, k in enumerate(keys) if k == key], dtype=np.intp)
             self.groups.append((rows, [publishers[i] for i in rows.tolist()],
