@@ -7,7 +7,8 @@ friction/ and the vehicle, wheel and controller kernels) on the same arrays, and
 
 The steps allocate nothing: every intermediate array lives in a workspace (step_data.StepWorkspace, built once per
 simulation) and the phases use their kernels' `*_into` forms, which `step()`'s allocating forms wrap; at one robot,
-allocating and freeing some thirty small arrays a step would cost as much as Box2D's own step.
+allocating and freeing some thirty small arrays a step would cost as much as Box2D's own step. `advance_steps`
+is therefore compiled without numba's runtime (core.jit.allocation_free_loop): no reference counting either.
 
 The GIL stays held: Box2D calls the contact listener (Python) from inside its step.
 """
@@ -19,14 +20,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
+from mvsim_ros.core.jit import allocation_free_loop
 from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.box2d_native import mvb_apply_wrenches, mvb_read_bodies, mvb_world_step
 from mvsim_ros.physics.controllers import pid_torque_law_into
 from mvsim_ros.physics.friction import FrictionInputs, FrictionOutputs, solve_wheels_into
 from mvsim_ros.physics.step_data import (ContactVelocity, Engine, FrictionData, Setpoints, StepModel, TorqueLaw,
                                          WheelForces, WheelMounts, Wrenches)
-from mvsim_ros.physics.step_phases import (acceleration_into, advance_spin_angles, applied_torque_into,
-                                           reference_point_state_into, state_is_finite, stop_stale_commands)
+from mvsim_ros.physics.step_phases import (acceleration_into, advance_spin_angles, applied_torque_into, copy_rows,
+                                           copy_vector, reference_point_state_into, state_is_finite,
+                                           stop_stale_commands)
 from mvsim_ros.physics.vehicles.differential import integrate_differential_odometry
 from mvsim_ros.physics.vehicles.fleet import wheel_setpoints_into
 from mvsim_ros.physics.wheels import body_wrenches_into, contact_velocities_into
@@ -102,7 +105,7 @@ def run_steps(count, steps, dt, wrap_every, start, engine, model, work):
     return advance_steps(count, steps, dt, wrap_every, engine, model, work)
 
 
-@njit(cache=True)
+@allocation_free_loop
 def advance_steps(count, steps, dt, wrap_every, engine, model, work):
     """run_steps' steps on the state in the workspace (load_state), which they leave there; returns (steps run,
     status)."""
@@ -132,7 +135,7 @@ def advance_steps(count, steps, dt, wrap_every, engine, model, work):
                                 contact_velocity)
         # 4. Friction.
         solve_wheels_into(friction.code, contact, friction.params, friction.limit, friction.gravity, dt, forces)
-        work.spin[:] = work.spin_next
+        copy_vector(work.spin, work.spin_next)
         for c in wheels.casters:
             work.force_lat[c] = 0.0
         applied_torque_into(work.const, work.slope, work.spin, friction.limit, friction.max_spin, work.torque)
@@ -149,8 +152,8 @@ def advance_steps(count, steps, dt, wrap_every, engine, model, work):
         mvb_read_bodies(bodies.ctypes, bodies.size, work.rows.ctypes)
         reference_point_state_into(work.rows, engine.com_local, work.pose_next, work.velocity_next)
         acceleration_into(work.velocity_next, work.velocity, dt, work.acceleration)
-        work.pose[:] = work.pose_next
-        work.velocity[:] = work.velocity_next
+        copy_rows(work.pose, work.pose_next)
+        copy_rows(work.velocity, work.velocity_next)
         advance_spin_angles(wheels.phi, work.spin, dt)
         integrate_differential_odometry(work.spin, wheels.radius, wheels.y, model.odometry, dt)
         steps += 1

@@ -15,6 +15,22 @@ inlined_kernel = njit(cache=True, nogil=True, inline="always")
 
 
 @inlined_kernel
+def copy_vector(out, values):
+    """out[i] = values[i] for every element of the 1-D `values`. An element loop: numba's `out[:] = values` checks
+    the two arrays for overlap and counts references at each call, which costs more than a few-element copy."""
+    for i in range(values.size):
+        out[i] = values[i]
+
+
+@inlined_kernel
+def copy_rows(out, values):
+    """out[k, c] = values[k, c] for every element of the 2-D `values` (an element loop, as copy_vector)."""
+    for k in range(values.shape[0]):
+        for c in range(values.shape[1]):
+            out[k, c] = values[k, c]
+
+
+@inlined_kernel
 def stop_stale_commands(now, timeout, watched, last_command_time, v, omega):
     """Watchdog (phase 1): zero the speed v [m/s] and yaw rate omega [rad/s] of watched vehicles whose last command
     is more than `timeout` [s] older than `now` [s] and stop watching them (in place; timeout <= 0: off)."""

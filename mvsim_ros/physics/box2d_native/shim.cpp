@@ -60,17 +60,21 @@ static bool is_hidden(const b2Body* body, const intptr_t* hidden, int64_t hidden
     return std::binary_search(hidden, hidden + hidden_count, reinterpret_cast<intptr_t>(body));
 }
 
+struct BeamStamps;
+
 // A uniform grid over the fixtures of one static body (the ground: occupancy-grid walls, <walls>, vertical planes),
-// each fixture child listed in every cell its bounding box, padded by kPad, overlaps. A beam walks the cells it
-// crosses in order (a DDA) and stops once the nearest hit lies before the cell it leaves: its cost grows with the
-// cells it crosses, not with the number of fixtures. The body must not move nor gain or lose fixtures afterwards.
+// each fixture child (sensors excepted) listed in every cell its bounding box, padded by kPad, overlaps. A beam
+// walks the cells it crosses in order (a DDA) and stops once the nearest hit lies before the cell it leaves: its
+// cost grows with the cells it crosses, not with the number of fixtures. The body must not move nor gain or lose
+// fixtures (nor turn them into sensors) afterwards.
 struct StaticIndex {
     static constexpr double kPad = 1e-2;  // [m]: far above float32 rounding of hit points, so no hit is missed
 
     explicit StaticIndex(const b2Body* indexed);
     // The nearest of `nearest` and the fractions of the indexed fixtures the beam input.p1 -> input.p2 (direction
-    // (dx, dy), length range_max [m]) meets.
-    float32 cast(const b2RayCastInput& input, double dx, double dy, double range_max, float32 nearest) const;
+    // (dx, dy), length range_max [m]) meets; `cast_already`: this thread's BeamStamps.
+    float32 cast(const b2RayCastInput& input, double dx, double dy, double range_max, float32 nearest,
+                 BeamStamps& cast_already) const;
 
     const b2Body* body;
     double x0 = 0.0, y0 = 0.0, cell = 1.0;  // [m]: lower corner, cell side
@@ -83,7 +87,8 @@ struct StaticIndex {
 };
 
 // Which fixture children of an index the current beam has cast already (each is cast once per beam, though listed
-// in several cells): the number of the last beam that cast each. One per thread, so scans may run in parallel.
+// in several cells): the number of the last beam that cast each. One per thread, so scans may run in parallel; a
+// scan looks its thread's up once (a thread-local lookup in a shared library is a function call).
 struct BeamStamps {
     // Start a new beam over `count` fixture children.
     void next_beam(size_t count) {
@@ -107,6 +112,7 @@ static thread_local BeamStamps beam_stamps;
 
 StaticIndex::StaticIndex(const b2Body* indexed) : body(indexed) {
     for (const b2Fixture* f = body->GetFixtureList(); f; f = f->GetNext()) {
+        if (f->IsSensor()) continue;  // beams pass through sensors
         for (int32 child = 0; child < f->GetShape()->GetChildCount(); ++child) {
             fixtures.push_back(f);
             children.push_back(child);
@@ -170,9 +176,8 @@ static bool crosses(const b2AABB& box, double ox, double oy, double ix, double i
 }
 
 float32 StaticIndex::cast(const b2RayCastInput& input, double dx, double dy, double range_max,
-                          float32 nearest) const {
+                          float32 nearest, BeamStamps& cast_already) const {
     if (nx == 0) return nearest;
-    BeamStamps& cast_already = beam_stamps;
     cast_already.next_beam(fixtures.size());
     const double ox = input.p1.x, oy = input.p1.y;
     // The part of the beam inside the grid, [t0, t1] [m] along it.
@@ -195,19 +200,21 @@ float32 StaticIndex::cast(const b2RayCastInput& input, double dx, double dy, dou
     double next_y = dy != 0.0 ? (y0 + (iy + (dy > 0.0)) * cell - oy) / dy : INFINITY;
     const double inv_x = dx != 0.0 ? 1.0 / dx : INFINITY, inv_y = dy != 0.0 ? 1.0 / dy : INFINITY;
     const double delta_x = cell * std::fabs(inv_x), delta_y = cell * std::fabs(inv_y);  // [m] between edges
+    double hit_at = nearest * range_max;  // [m] along the beam to the nearest hit so far
     for (;;) {
         const int64_t c = iy * nx + ix;
         for (int32_t j = first[c]; j < first[c + 1]; ++j) {
             const int32_t i = items[j];
             if (!cast_already.first_visit(i)) continue;
-            if (!crosses(boxes[i], ox, oy, inv_x, inv_y, range_max) || fixtures[i]->IsSensor()) continue;
+            if (!crosses(boxes[i], ox, oy, inv_x, inv_y, range_max)) continue;
             b2RayCastOutput output;
             if (fixtures[i]->RayCast(&output, input, children[i]) && output.fraction < nearest) {
                 nearest = output.fraction;
+                hit_at = nearest * range_max;
             }
         }
         const double leave = std::min(next_x, next_y);  // [m] where the beam leaves this cell
-        if (nearest * range_max < leave - kPad || leave > t1) return nearest;
+        if (hit_at < leave - kPad || leave > t1) return nearest;
         if (next_x < next_y) {
             ix += step_x, next_x += delta_x;
             if (ix < 0 || ix >= nx) return nearest;
@@ -338,9 +345,10 @@ static void ray_scan(intptr_t world, const StaticIndex* index, double ox, double
         b2RayCastInput input;
         input.p1 = origin;
         input.maxFraction = 1.0f;
+        BeamStamps& stamps = beam_stamps;
         for (int64_t k = 0; k < count; ++k) {
             input.p2 = ends[k];
-            nearest[k] = index->cast(input, dx[k], dy[k], range_max, nearest[k]);
+            nearest[k] = index->cast(input, dx[k], dy[k], range_max, nearest[k], stamps);
         }
     }
     for (int64_t k = 0; k < count; ++k) {

@@ -11,7 +11,7 @@ import numpy as np
 from mvsim_ros.core.jit import kernel
 from mvsim_ros.physics.controllers import WheelControllers, pid_torque_law
 from mvsim_ros.physics.step_data import Setpoints, SteeringData
-from mvsim_ros.physics.step_phases import inlined_kernel
+from mvsim_ros.physics.step_phases import copy_vector, inlined_kernel
 from mvsim_ros.physics.vehicles.ackermann import (DRIVETRAIN_CODES, ackermann_wheel_angle_pair, drivetrain_fractions,
                                                   steer_toward)
 from mvsim_ros.world.specs import VehicleSpec
@@ -129,7 +129,7 @@ def wheel_setpoints_into(commands, steering, vehicle, x, y, yaw, dt, out):
                                                commands.steer_rate)
     delta = steering.delta
     setpoint, cos_yaw, sin_yaw, omega_set = out.setpoint, out.cos_yaw, out.sin_yaw, out.omega
-    omega_set[:] = omega
+    copy_vector(omega_set, omega)
     for j in range(steering.vehicle.size):
         k = steering.vehicle[j]
         wheelbase, max_steer = steering.wheelbase[j], steering.max_steer[j]
