@@ -29,3 +29,13 @@ def test_one_robot_node_run_drives_straight_and_reports_the_clock():
     # jitter of which messages were the last ones received.
     assert run.r1_forward == pytest.approx(SPEED["differential"] * run.rtf * 3.0, rel=0.1)
     assert physics_rtf(row, 0.5) > 1.0
+
+
+def test_rendered_row_world_is_what_the_generator_writes():
+    from mvsim_ros.bench.node import RENDERED_BOXES, RENDERED_ROWS, rendered_world_xml
+
+    for row in RENDERED_ROWS:
+        assert row.world_file.read_text(encoding="utf-8") == rendered_world_xml(row)
+        world = load_world(row.world_file)
+        assert [(s.name, s.kind) for s in world.vehicles[0].sensors] == [("cam", "camera"), ("vlp", "lidar3d")]
+        assert len(world.blocks) == len(RENDERED_BOXES)

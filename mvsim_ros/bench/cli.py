@@ -73,13 +73,13 @@ def main(argv: list[str] | None = None) -> int:
 
         edits.report(edits.measure_edits(args.blocks, args.rounds), args.blocks, out=_out)
     elif args.node:
-        from mvsim_ros.bench.node import MAP_ROWS, ROWS, world_row
+        from mvsim_ros.bench.node import MAP_ROWS, RENDERED_ROWS, ROWS, world_row
         from mvsim_ros.bench.node_rtf import run_table
 
         if args.world is not None:
             rows = [world_row(args.world, args.vehicles)]
         else:
-            rows = [r for r in ROWS + MAP_ROWS if (args.kind is None or r.kind == args.kind)
+            rows = [r for r in ROWS + MAP_ROWS + RENDERED_ROWS if (args.kind is None or r.kind == args.kind)
                     and (args.robots is None or r.robots in args.robots)]
         run_table(args.seconds, args.repeat, rows, out=_out)
     elif args.scan_cost:

@@ -111,6 +111,10 @@ def sensors_report(seconds: float, repeat: int, out=print) -> None:
     out(f"2D lidar, 360 rays, demo world: {scans:.0f} scans/s")
     out(f"demo world (2 robots, a 541-ray lidar each at 10 Hz), no ROS: {rtf:.1f}x real time")
     frames, points = max(measure_rendered_sensors(seconds) for _ in range(repeat))
+    from mvsim_ros.sensors.gl_context import gl_renderer, is_software
+
+    renderer = gl_renderer()
+    out(f"OpenGL renderer: {renderer} ({'software' if is_software(renderer) else 'hardware'})")
     out(f"640x480 RGB camera, demo world (OpenGL): {frames:.0f} frames/s")
     out(f"VLP-16 (16 x 1800 beams), demo world (OpenGL): {points / 1e6:.2f} M points/s")
 

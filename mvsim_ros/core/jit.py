@@ -9,13 +9,14 @@ from numba import njit
 #: Decorator for step kernels: nopython mode, cached compilation, IEEE-exact arithmetic (no fastmath).
 kernel = njit(cache=True, nogil=True)
 
-#: Decorator for loops over many steps that allocate nothing (their arrays all come from the caller, which keeps
-#: them alive for the call): compiled without numba's runtime (its `_nrt` option), so array values are not
-#: reference-counted. With the runtime, every array a step reads through named data (a field of a namedtuple, a
-#: view, an inlined kernel's argument) costs an atomic increment and decrement, about a third of a one-robot step.
-#: An allocation inside such a loop is refused when it compiles ("NRT required but not enabled"). The GIL stays held
+#: Decorator for kernels that allocate nothing (their arrays all come from the caller, which keeps them alive for
+#: the call): compiled without numba's runtime (its `_nrt` option), so array values are not reference-counted. With
+#: the runtime, every array a kernel reads through named data (a field of a namedtuple, a view, an argument) costs
+#: an atomic increment and decrement: about a third of a one-robot step, and as much again in the stream writers.
+#: An allocation inside such a kernel is refused when it compiles ("NRT required but not enabled"), and so is a
+#: slice assignment `a[i:j] = b` (numba copies an overlapping source); write element loops. The GIL stays held
 #: (Box2D calls the Python contact listener from inside its step).
-allocation_free_loop = njit(cache=True, _nrt=False)
+allocation_free_kernel = njit(cache=True, _nrt=False)
 
 
 class FixedTypeCalls:

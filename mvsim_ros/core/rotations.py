@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from mvsim_ros.core.jit import kernel
+from mvsim_ros.core.jit import allocation_free_kernel
 
 
 def ypr_quaternion(yaw: float, pitch: float = 0.0, roll: float = 0.0) -> tuple[float, float, float, float]:
@@ -51,7 +51,7 @@ def yaw_quaternions_xyzw(yaw) -> np.ndarray:
     return out
 
 
-@kernel
+@allocation_free_kernel
 def write_ypr_quaternion_xyzw(yaw, pitch, roll, out, row, col):
     """Compiled form of `ypr_quaternion`: the unit quaternion (x, y, z, w) of Rz(yaw) Ry(pitch) Rx(roll) [rad]
     written into out[row, col:col + 4]."""

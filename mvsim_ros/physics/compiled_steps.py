@@ -8,7 +8,7 @@ friction/ and the vehicle, wheel and controller kernels) on the same arrays, and
 The steps allocate nothing: every intermediate array lives in a workspace (step_data.StepWorkspace, built once per
 simulation) and the phases use their kernels' `*_into` forms, which `step()`'s allocating forms wrap; at one robot,
 allocating and freeing some thirty small arrays a step would cost as much as Box2D's own step. `advance_steps`
-is therefore compiled without numba's runtime (core.jit.allocation_free_loop): no reference counting either.
+is therefore compiled without numba's runtime (core.jit.allocation_free_kernel): no reference counting either.
 
 The GIL stays held: Box2D calls the contact listener (Python) from inside its step.
 """
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from mvsim_ros.core.jit import allocation_free_loop
+from mvsim_ros.core.jit import allocation_free_kernel
 from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.box2d_native import mvb_apply_wrenches, mvb_read_bodies, mvb_world_step
 from mvsim_ros.physics.controllers import pid_torque_law_into
@@ -75,14 +75,14 @@ def step_model(sim: Simulation) -> StepModel:
                      sim._odometry_data)
 
 
-@njit(cache=True)
+@allocation_free_kernel
 def load_state(work, start, model):
     """Start a run of advance_steps from `start` (step_data.StartState, copied into the workspace `work`): the
     wheels' spin rates and the bodies' reference-point pose and velocity; no step run yet (zero acceleration and
     torques, cos/sin of the wheels' current mounting angles model.wheels.yaw)."""
-    work.pose[:] = start.body_pose
-    work.velocity[:] = start.body_velocity
-    work.spin[:] = start.spin
+    copy_rows(work.pose, start.body_pose)
+    copy_rows(work.velocity, start.body_velocity)
+    copy_vector(work.spin, start.spin)
     work.acceleration[:] = 0.0
     work.torque[:] = 0.0
     yaw = model.wheels.yaw
@@ -105,7 +105,7 @@ def run_steps(count, steps, dt, wrap_every, start, engine, model, work):
     return advance_steps(count, steps, dt, wrap_every, engine, model, work)
 
 
-@allocation_free_loop
+@allocation_free_kernel
 def advance_steps(count, steps, dt, wrap_every, engine, model, work):
     """run_steps' steps on the state in the workspace (load_state), which they leave there; returns (steps run,
     status)."""

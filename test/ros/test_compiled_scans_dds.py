@@ -137,3 +137,48 @@ def test_noisy_scans_from_the_compiled_steps_match_the_python_paths_scan_for_sca
     assert resting_centre.std() > 0.002  # the noise is there (0.01 m)
     # Unbiased: the mean of n readings lies within 4 standard errors (0.01 m / sqrt(n)) of the wall's distance.
     assert resting_centre.mean() == pytest.approx(WALL_X - MOUNT_X, abs=4 * 0.01 / math.sqrt(len(resting_centre)))
+
+
+#: World-level lidars (fixed in `map`) beside r1's: `tower` ray casts in 2D, `tower3d` renders through OpenGL
+#: (raytrace_3d). Both look along +x at the wall's near face (x = WALL_X): `tower` from (0.5, -3), `tower3d` from
+#: (1.0, -5).
+TOWERS = "".join(
+    f'<sensor class="laser" name="{name}"><pose_3d>{x} {y} 0.4 0 0 0</pose_3d><fov_degrees>180</fov_degrees>'
+    '<nrays>181</nrays><range_max>6.0</range_max><sensor_period>0.05</sensor_period><range_std_noise>0'
+    f'</range_std_noise><angle_std_noise_deg>0</angle_std_noise_deg>{extra}</sensor>'
+    for name, x, y, extra in (("tower", 0.5, -3.0, ""), ("tower3d", 1.0, -5.0, "<raytrace_3d>true</raytrace_3d>")))
+
+
+def test_world_lidars_ray_cast_in_the_compiled_steps_and_gl_lidars_from_python(tmp_path):
+    """Of four lidars (r1's and r2's, a world-level one, a world-level raytrace_3d one) the compiled steps take the
+    three that ray cast in 2D; Python renders the fourth. The world lidar's scans equal the Python path's from its
+    fixed pose."""
+    world_file = tmp_path / "towers.world.xml"
+    world_file.write_text(WORLD.replace("</mvsim_world>", TOWERS + "</mvsim_world>"))
+    log_path = tmp_path / "node.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(node_command(f"world_file:={world_file}", "realtime_factor:=10.0"), stdout=log,
+                                stderr=subprocess.STDOUT)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    probe = ProbeNode(context, "tower_scans_probe")
+    towers: dict[str, list[LaserScan]] = {"tower": [], "tower3d": []}
+    for name, received in towers.items():
+        probe.node.create_subscription(LaserScan, f"/{name}", received.append, 100)
+    try:
+        assert probe.wait_for(lambda: all(len(v) > 3 for v in towers.values()), timeout=60.0), "no tower scans"
+    finally:
+        probe.node.destroy_node()
+        rclpy.shutdown(context=context)
+        stop_process(proc)
+    assert "and 3 of 4 lidars (the others, rendered through OpenGL, from Python)" in log_path.read_text()
+
+    sim = Simulation(load_world(world_file))
+    tower = next(lid for lid in build_sensors(sim.spec).lidars if lid.spec.name == "tower")
+    expected = tower.scan(sim.box2d.world, host_pose3(sim, tower.vehicle)).astype(np.float32)
+    for msg in towers["tower"]:
+        got = np.array(msg.ranges, dtype=np.float32)
+        assert got[90] == np.float32(WALL_X - 0.5)
+        assert np.array_equal(got, expected)  # nothing moves: every scan is the same, +inf included
+    for msg in towers["tower3d"]:
+        assert msg.ranges[90] == pytest.approx(WALL_X - 1.0, abs=0.01)  # the GL depth buffer's resolution

@@ -123,9 +123,16 @@ class MvsimNode(LeanEventsNode):
             f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
             f"realtime_factor={self.realtime_factor:g}"
         )
+        if self.session.sensor_runner.scene is not None:
+            from mvsim_ros.sensors.gl_context import gl_renderer
+
+            self.get_logger().info(f"rendered sensors draw with OpenGL on {gl_renderer()} (an EGL device; "
+                                   "MVSIM_GL_DEVICE picks another)")
         streams = self.session.streams
         if streams is not None:
-            scans = f" and {len(streams.scans.lidars)} lidar(s)" if streams.scans and streams.scans.lidars else ""
+            compiled, total = len(streams.scans.lidars) if streams.scans else 0, len(self.session.scans.lidars)
+            scans = "" if not compiled else f" and {compiled} lidar(s)" if compiled == total else \
+                f" and {compiled} of {total} lidars (the others, rendered through OpenGL, from Python)"
             self.get_logger().info(f"/clock, odometry, ground truth, odom->base_link TF{scans} are published from "
                                    "the compiled steps")
         if self.viewer is not None:

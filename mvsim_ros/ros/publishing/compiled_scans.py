@@ -1,9 +1,9 @@
 """The ROS side of the lidars' fast path (runtime/fast_path/scans.py): a ScanPublisher's serialized LaserScans,
 copied into one byte array and published straight through rcl from inside the compiled steps.
 
-`CompiledScans.for_publisher` takes a ScanPublisher's lidars this way when every one of them can: ray cast in 2D
-(no raytrace_3d), carried by a vehicle, published serialized (little-endian CDR) through rcl directly, and the Box2D
-shim loaded. Otherwise Python serves all of them.
+`CompiledScans.for_publisher` takes those of a ScanPublisher's lidars that can go this way: ray cast in 2D (no
+raytrace_3d), on a vehicle or fixed in the world, published serialized (little-endian CDR) through rcl directly,
+with the Box2D shim loaded. Python serves the others (the session hands only these over).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.publishing.batch_publisher import BatchPublisher
 from mvsim_ros.runtime.fast_path.delivery import empty_delivery
-from mvsim_ros.runtime.fast_path.scans import FastScans, ScanSink, lidars_qualify, pack_messages
+from mvsim_ros.runtime.fast_path.scans import FastScans, ScanSink, compiled_lidars, pack_messages
 
 
 class CompiledScans(FastScans):
@@ -38,13 +38,14 @@ class CompiledScans(FastScans):
 
     @classmethod
     def for_publisher(cls, sim: Simulation, scans) -> "CompiledScans | None":
-        """CompiledScans for a ScanPublisher, or None when one of its lidars must be served from Python (see the
-        module docstring)."""
+        """CompiledScans for those of a ScanPublisher's lidars that qualify (see the module docstring), or None
+        when none does."""
         serialized = scans.serialized_scans()
-        if serialized is None or not lidars_qualify(scans.lidars):
+        if serialized is None:
             return None
-        messages = [message for message, _ in serialized]
-        if not all(message.batch.little_endian for message in messages):
+        taken = [i for i in compiled_lidars(scans.lidars) if serialized[i][0].batch.little_endian]
+        if not taken:
             return None
-        compiled = cls(sim, scans.lidars, messages, [publisher for _, publisher in serialized])
+        compiled = cls(sim, [scans.lidars[i] for i in taken], [serialized[i][0] for i in taken],
+                       [serialized[i][1] for i in taken])
         return compiled if compiled.publisher.direct else None

@@ -22,7 +22,7 @@ from mvsim_ros.ros.publishing.state_publishers import SimPublishers
 from mvsim_ros.runtime.fast_path.scans import FastScans
 from mvsim_ros.runtime.fast_path.schedules import load_schedule, schedule_fields, schedules, store_schedule
 from mvsim_ros.runtime.fast_path.sinks import StreamSink
-from mvsim_ros.runtime.fast_path.streams import Streams, Terrain, VehicleEvents, steps_with_streams
+from mvsim_ros.runtime.fast_path.streams import Streams, Terrain, VehicleEvents, steps_with_streams, stream_work
 
 
 class CompiledStreams:
@@ -48,6 +48,7 @@ class CompiledStreams:
         self._events = VehicleEvents(contacts.touching, contacts.since_reset,
                                      np.zeros(len(sim.vehicle_names), dtype=bool), np.array([math.inf]))
         self._offset_ns = np.zeros(1, dtype=np.int64)
+        self._work = stream_work(len(sim.vehicle_names))
 
     @classmethod
     def for_publishers(cls, sim: Simulation, publishers: SimPublishers,
@@ -75,7 +76,7 @@ class CompiledStreams:
         events.collision_state[:] = p.collision_state
         self._offset_ns[0] = stamp_offset_ns()
         streams = Streams(self._clock, self._vehicles, self._sink, self._terrain, events, self._scans.arguments(),
-                          self._offset_ns)
+                          self._offset_ns, self._work)
         try:
             while count > 0:
                 done, (failures, handed_back) = sim.run_compiled(count, steps_with_streams, streams)

@@ -48,7 +48,11 @@ def empty_delivery() -> Delivery:
     return Delivery(np.zeros(0, np.uintp), np.zeros(0, np.uintp))
 
 
-@njit(cache=True, nogil=True)
+#: As core.jit.allocation_free_kernel (no reference counting), releasing the GIL when called from Python.
+_delivery_kernel = njit(cache=True, nogil=True, _nrt=False)
+
+
+@_delivery_kernel
 def deliver_all(handles, messages):
     """Deliver message i on handle i, for all i; returns how many were refused. Only after `bind`."""
     failures = 0
@@ -59,7 +63,7 @@ def deliver_all(handles, messages):
     return failures
 
 
-@njit(cache=True, nogil=True)
+@_delivery_kernel
 def deliver(delivery):
     """`deliver_all` of a Delivery's messages; returns how many were refused. Only after `bind`."""
     return deliver_all(delivery.handles, delivery.messages)

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mvsim_ros.core.jit import kernel
+from mvsim_ros.core.jit import allocation_free_kernel
 
 #: Field kinds (the numbers in StreamBuffers.kinds), by struct code: int32, uint32, float64.
 FIELD_KINDS = {"i": 0, "I": 1, "d": 2}
@@ -32,35 +32,29 @@ def empty_buffers() -> StreamBuffers:
     return StreamBuffers(np.zeros((0, 0), np.uint8), np.zeros(0, np.intp), np.zeros(0, np.int64))
 
 
-@kernel
+@allocation_free_kernel
 def write_fields(store, offsets, kinds, values):
     """values[row, k] into field k of row `row` of `store` (a stream's byte array, little-endian), at byte
-    offsets[k] as kinds[k] (FIELD_KINDS: int32, uint32, float64; integers exactly)."""
-    number = np.empty(1, np.float64)
-    signed = np.empty(1, np.int32)
-    unsigned = np.empty(1, np.uint32)
-    number_bytes, signed_bytes, unsigned_bytes = number.view(np.uint8), signed.view(np.uint8), unsigned.view(np.uint8)
+    offsets[k] as kinds[k] (FIELD_KINDS: int32, uint32, float64; integers exactly). The fields are written through
+    views of their bytes (a CDR field need not lie on a multiple of its size in the row)."""
     for row in range(store.shape[0]):
         for k in range(offsets.size):
             at = offsets[k]
             if kinds[k] == 2:
-                number[0] = values[row, k]
-                store[row, at:at + 8] = number_bytes
+                store[row, at:at + 8].view(np.float64)[0] = values[row, k]
             elif kinds[k] == 0:
-                signed[0] = np.int32(values[row, k])
-                store[row, at:at + 4] = signed_bytes
+                store[row, at:at + 4].view(np.int32)[0] = np.int32(values[row, k])
             else:
-                unsigned[0] = np.uint32(values[row, k])
-                store[row, at:at + 4] = unsigned_bytes
+                store[row, at:at + 4].view(np.uint32)[0] = np.uint32(values[row, k])
 
 
-@kernel
+@allocation_free_kernel
 def write_buffers(buffers, values):
     """`write_fields` into a StreamBuffers."""
     write_fields(buffers.store, buffers.offsets, buffers.kinds, values)
 
 
-@kernel
+@allocation_free_kernel
 def stamp(now, offset_ns):
     """(sec, nanosec) of simulated time `now` [s] rounded to the nanosecond, plus offset_ns [ns] (the front end's
     stamp offset: 0, or the wall-clock anchor of its stamps)."""

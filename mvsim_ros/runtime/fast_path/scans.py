@@ -8,11 +8,13 @@ ranges and the stamp into each lidar's serialized message and delivers it (deliv
 
 `FastScans` holds the lidars' arrays and the front end's messages (a `ScanSink`), and hands the schedules, the
 noise and the latest samples over and back around each compiled run. A lidar qualifies when it ray casts in 2D (no
-raytrace_3d), rides a vehicle, and the Box2D shim is loaded (`lidars_qualify`). Noise: each noisy lidar's bearing
-and range errors for its next `noise_blocks` scans are drawn from its own generator before a compiled run
-(Lidar2D.noise_ahead, in the order its scans draw them) and the ones used are marked after it, so a scan has the
-same numbers whichever path measures it; a lidar that has used them all is handed back to Python for that scan,
-and the next run draws more.
+raytrace_3d: those render through OpenGL) and the Box2D shim is loaded (`compiled_lidars`); it may ride a vehicle
+or stand in the world (fixed in `map`).
+
+Noise: each noisy lidar's bearing and range errors for its next `noise_blocks` scans (as many as the longest run
+takes) are drawn from its own generator before a compiled run (Lidar2D.noise_ahead, in the order its scans draw
+them) and the ones used are marked after it, so a scan has the same numbers whichever path measures it; a lidar
+that has used them all is handed back to Python for that scan, and the next run draws more.
 """
 
 from __future__ import annotations
@@ -21,26 +23,30 @@ import math
 from typing import NamedTuple, Sequence
 
 import numpy as np
-from numba import njit
 
+from mvsim_ros.core.jit import allocation_free_kernel
 from mvsim_ros.core.schedule import DUE_TOLERANCE_S, next_grid_time
 from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.box2d_native import mvb_ray_scan
+from mvsim_ros.physics.simulation import PHI_WRAP_CHECK_STEPS as LONGEST_RUN_STEPS
 from mvsim_ros.runtime.fast_path.delivery import Delivery, deliver_all, empty_delivery
 from mvsim_ros.runtime.fast_path.fields import write_fields
 from mvsim_ros.runtime.fast_path.schedules import load_schedule, schedule_fields, schedules, store_schedule
 from mvsim_ros.sensors.lidar2d import ScanSample
 from mvsim_ros.sensors.suite import is_world
 
-#: Scans of each noisy lidar whose noise is drawn ahead of a compiled run: as many as NOISE_VALUES numbers allow,
-#: between NOISE_BLOCKS_MIN and NOISE_BLOCKS_MAX (a run returns to Python when a lidar has used its blocks up).
-NOISE_BLOCKS_MIN, NOISE_BLOCKS_MAX = 32, 64
-NOISE_VALUES = 1 << 20
+#: Scans of each noisy lidar whose noise is drawn ahead of a compiled run: enough for the scans of the longest run
+#: (a run returns to Python when a lidar has used its blocks up, and Python then measures that scan), at least
+#: NOISE_BLOCKS_MIN, and no more than NOISE_VALUES numbers in all allow.
+NOISE_BLOCKS_MIN = 32
+NOISE_VALUES = 1 << 22
 
 
-def noise_blocks(total_rays: int) -> int:
-    """Scans of noise drawn ahead per noisy lidar, for lidars of `total_rays` beams in all."""
-    return max(NOISE_BLOCKS_MIN, min(NOISE_BLOCKS_MAX, NOISE_VALUES // max(1, 2 * total_rays)))
+def noise_blocks(total_rays: int, scans_per_run: int = NOISE_BLOCKS_MIN) -> int:
+    """Scans of noise drawn ahead per noisy lidar, for lidars of `total_rays` beams in all, of which the busiest
+    scans `scans_per_run` times in the longest compiled run."""
+    budget = NOISE_VALUES // max(1, 2 * total_rays)
+    return max(1, min(budget, max(NOISE_BLOCKS_MIN, scans_per_run)))
 
 
 class ScanSink(NamedTuple):
@@ -76,9 +82,9 @@ def pack_messages(stores: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray,
 class LidarRig(NamedTuple):
     """Where the lidars sit and what they measure, lidar i's rays being rays ray_start[i]:ray_start[i + 1]."""
 
-    #: The vehicle (body index) carrying each lidar (intp).
+    #: The vehicle (body index) carrying each lidar, or a negative number for a lidar fixed in the world (intp).
     vehicle: np.ndarray
-    #: Each lidar's mounting (x, y, yaw) [m, m, rad] on its vehicle.
+    #: Each lidar's mounting (x, y, yaw) [m, m, rad] on its vehicle, or its pose in the world.
     mount: np.ndarray
     #: Every ray's bearing [rad] from its lidar's heading.
     angles: np.ndarray
@@ -107,7 +113,8 @@ class ScanNoise(NamedTuple):
 
 class ScanWork(NamedTuple):
     """What a compiled run leaves for Python (ranges [m] of the last scan of each lidar, ray by ray; scanned: whether
-    lidar i scanned; origin: its (x, y, heading) [m, m, rad] then) and scratch arrays."""
+    lidar i scanned; origin: its (x, y, heading) [m, m, rad] then) and scratch arrays (bearings, float32 ranges and
+    their bytes, the stamp as one (sec, nanosec) row)."""
 
     ranges: np.ndarray
     scanned: np.ndarray
@@ -115,6 +122,7 @@ class ScanWork(NamedTuple):
     bearings: np.ndarray
     ranges32: np.ndarray
     ranges32_bytes: np.ndarray
+    stamp: np.ndarray
 
 
 class Scans(NamedTuple):
@@ -131,7 +139,7 @@ class Scans(NamedTuple):
     work: ScanWork
 
 
-@njit(cache=True)
+@allocation_free_kernel
 def serve_scans(now, sec, nsec, body_pose, scans):
     """Scan and deliver with every lidar of `scans` (Scans) due at simulated time `now` [s], stamped (sec, nsec);
     body_pose: the bodies' (x, y, yaw) [m, m, rad]. Returns (messages refused, ok): ok is False when a ray scan
@@ -139,7 +147,7 @@ def serve_scans(now, sec, nsec, body_pose, scans):
     schedule, rig, sink, work = scans.schedule, scans.rig, scans.sink, scans.work
     noisy, noise, noise_used = scans.noise.noisy, scans.noise.noise, scans.noise.used
     reach = now + DUE_TOLERANCE_S
-    time_stamp = np.empty((1, 2))
+    time_stamp = work.stamp
     time_stamp[0, 0], time_stamp[0, 1] = sec, nsec
     bearings, scratch32, scratch8 = work.bearings, work.ranges32, work.ranges32_bytes
     failures = 0
@@ -150,7 +158,9 @@ def serve_scans(now, sec, nsec, body_pose, scans):
             return failures, False  # its noise drawn ahead is used up: Python serves this scan
         row = noise_used[i]
         k = rig.vehicle[i]
-        x, y, yaw = body_pose[k, 0], body_pose[k, 1], body_pose[k, 2]
+        x, y, yaw = 0.0, 0.0, 0.0  # a lidar fixed in the world: its mounting is its pose
+        if k >= 0:
+            x, y, yaw = body_pose[k, 0], body_pose[k, 1], body_pose[k, 2]
         c, s = math.cos(yaw), math.sin(yaw)
         origin_x = x + c * rig.mount[i, 0] - s * rig.mount[i, 1]
         origin_y = y + s * rig.mount[i, 0] + c * rig.mount[i, 1]
@@ -181,14 +191,17 @@ def serve_scans(now, sec, nsec, body_pose, scans):
         message = sink.arena[start:sink.message_start[i + 1]]
         write_fields(message.reshape((1, message.size)), sink.stamp_offsets[i], sink.stamp_kinds[i], time_stamp)
         at = start + sink.ranges_at[i]
-        sink.arena[at:at + 4 * count] = scratch8[:4 * count]
+        for j in range(4 * count):
+            sink.arena[at + j] = scratch8[j]
         failures += deliver_all(sink.delivery.handles[i:i + 1], sink.delivery.messages[i:i + 1])
     return failures, True
 
 
-def lidars_qualify(lidars: Sequence) -> bool:
-    """Whether `serve_scans` can measure all these lidars (see the module docstring)."""
-    return box2d_native.AVAILABLE and not any(lidar.raytrace_3d or is_world(lidar.vehicle) for lidar in lidars)
+def compiled_lidars(lidars: Sequence) -> list[int]:
+    """The indices of the lidars `serve_scans` can measure (see the module docstring); none without the shim."""
+    if not box2d_native.AVAILABLE:
+        return []
+    return [i for i, lidar in enumerate(lidars) if not lidar.raytrace_3d]
 
 
 def empty_sink() -> ScanSink:
@@ -214,7 +227,8 @@ class FastScans:
         ray_start = np.concatenate([[0], np.cumsum(rays)]).astype(np.intp)
         total = int(ray_start[-1])
         self._rig = LidarRig(
-            vehicle=np.array([lidar.vehicle for lidar in self.lidars], dtype=np.intp),
+            vehicle=np.array([-1 if is_world(lidar.vehicle) else lidar.vehicle for lidar in self.lidars],
+                             dtype=np.intp),
             mount=np.array([[lidar.spec.pose.x, lidar.spec.pose.y, lidar.spec.pose.yaw] for lidar in self.lidars],
                            dtype=float).reshape(count, 3),
             angles=np.concatenate([lidar.params.angles for lidar in self.lidars] or [np.zeros(0)]).astype(float),
@@ -222,12 +236,14 @@ class FastScans:
             range_min=np.array([lidar.params.range_min for lidar in self.lidars], dtype=float),
             range_max=np.array([lidar.params.range_max for lidar in self.lidars], dtype=float))
         noisy = np.array([lidar.noisy for lidar in self.lidars], dtype=np.bool_)
-        blocks = noise_blocks(total) if noisy.any() else 0
+        periods = [lidar.params.period for lidar in self.lidars if lidar.params.period > 0.0]
+        per_run = math.ceil(LONGEST_RUN_STEPS * sim.dt / min(periods)) + 1 if periods else NOISE_BLOCKS_MIN
+        blocks = noise_blocks(total, per_run) if noisy.any() else 0
         self._noise = ScanNoise(noisy, np.zeros((blocks, 2, total)), np.zeros(count, dtype=np.intp))
         ranges32 = np.zeros(max(rays, default=0), dtype=np.float32)
         self._work = ScanWork(ranges=np.zeros(total), scanned=np.zeros(count, dtype=bool), origin=np.zeros((count, 3)),
                               bearings=np.zeros(max(rays, default=0)), ranges32=ranges32,
-                              ranges32_bytes=ranges32.view(np.uint8))
+                              ranges32_bytes=ranges32.view(np.uint8), stamp=np.zeros((1, 2)))
         self._hidden_lists: list | None = None
         self._arguments: Scans | None = None
         self._hidden = HiddenBodies(np.zeros(0, np.intp), np.zeros(count + 1, np.intp))
@@ -278,5 +294,5 @@ class FastScans:
             if work.scanned[i]:
                 first, last = ray_start[i], ray_start[i + 1]
                 x, y, heading = (float(v) for v in work.origin[i])
-                z = float(sim.vehicle_z[lidar.vehicle]) + lidar.spec.pose.z
+                z = lidar.spec.pose.z + (0.0 if is_world(lidar.vehicle) else float(sim.vehicle_z[lidar.vehicle]))
                 lidar.latest = ScanSample(work.ranges[first:last].copy(), (x, y, z, heading, 0.0, 0.0))

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from mvsim_ros.core.jit import allocation_free_kernel
 from mvsim_ros.core.schedule import DUE_TOLERANCE_S, next_grid_time, steps_until
 from mvsim_ros.physics.compiled_steps import RAN, advance_steps, load_state
 from mvsim_ros.runtime.fast_path.delivery import deliver
@@ -27,7 +27,8 @@ from mvsim_ros.runtime.fast_path.fields import stamp, write_buffers
 from mvsim_ros.runtime.fast_path.scans import Scans, serve_scans
 from mvsim_ros.runtime.fast_path.schedules import next_due
 from mvsim_ros.runtime.fast_path.sinks import StreamSink
-from mvsim_ros.runtime.fast_path.vehicle_values import VehicleMotion, vehicle_values
+from mvsim_ros.runtime.fast_path.vehicle_values import (ODOMETRY_COLUMNS, TRANSFORM_COLUMNS, VehicleMotion,
+                                                        vehicle_values_into)
 
 
 class Terrain(NamedTuple):
@@ -52,10 +53,27 @@ class VehicleEvents(NamedTuple):
     python_from_s: np.ndarray
 
 
+class StreamWork(NamedTuple):
+    """Where `steps_with_streams` puts the numbers of an instant before writing them into the messages: the clock's
+    (sec, nanosec) row and the vehicles' rows (vehicle_values' columns; the columns it leaves at zero stay zero)."""
+
+    clock: np.ndarray
+    odometry: np.ndarray
+    transform: np.ndarray
+    truth: np.ndarray
+
+
+def stream_work(vehicles: int) -> StreamWork:
+    """A StreamWork for `vehicles` vehicles."""
+    return StreamWork(np.zeros((1, 2)), np.zeros((vehicles, ODOMETRY_COLUMNS)), np.zeros((vehicles, TRANSFORM_COLUMNS)),
+                      np.zeros((vehicles, ODOMETRY_COLUMNS)))
+
+
 class Streams(NamedTuple):
     """`steps_with_streams`' streams: the clock's and the vehicles' schedules (1-element arrays of
     schedules.SCHEDULE; the clock's last_s is the time it last went out), the front end's messages, the terrain,
-    the vehicle events, the lidars (scans.Scans) and the stamps' offset [ns] (1-element int64 array)."""
+    the vehicle events, the lidars (scans.Scans), the stamps' offset [ns] (1-element int64 array) and the
+    StreamWork."""
 
     clock_schedule: np.ndarray
     vehicle_schedule: np.ndarray
@@ -64,9 +82,10 @@ class Streams(NamedTuple):
     events: VehicleEvents
     scans: Scans
     offset_ns: np.ndarray
+    work: StreamWork
 
 
-@njit(cache=True)
+@allocation_free_kernel
 def _deliver_vehicles(n, sec, nsec, work, model, streams):
     """Write the odometry, ground truth and transform of the `n` vehicles (the first n bodies), stamped (sec, nsec),
     and deliver them; returns how many messages were refused."""
@@ -75,14 +94,16 @@ def _deliver_vehicles(n, sec, nsec, work, model, streams):
         events.since_reset[k] = False  # as Simulation.take_collisions: no flag changed, nothing else to send
     motion = VehicleMotion(model.odometry.pose, model.odometry.twist, work.pose[:n], work.velocity[:n],
                            terrain.z[:n], terrain.pitch[:n], terrain.roll[:n], terrain.vz[:n])
-    odometry, transform, truth = vehicle_values(motion, sec, nsec)
+    rows = streams.work
+    odometry, transform, truth = rows.odometry[:n], rows.transform[:n], rows.truth[:n]
+    vehicle_values_into(motion, sec, nsec, odometry, transform, truth)
     write_buffers(sink.odometry, odometry)
     write_buffers(sink.truth, truth)
     write_buffers(sink.transform, transform)
     return deliver(sink.delivery)
 
 
-@njit(cache=True)
+@allocation_free_kernel
 def _needs_python(reach, vehicle_count, events):
     """Whether the vehicle event due at `reach` [s] must be served from Python: a collision flag changed, or the
     front end takes every event from `events.python_from_s`."""
@@ -92,7 +113,7 @@ def _needs_python(reach, vehicle_count, events):
     return reach >= events.python_from_s[0]
 
 
-@njit(cache=True)
+@allocation_free_kernel
 def steps_with_streams(count, steps, dt, wrap_every, start, engine, model, work, streams):
     """Up to `count` steps (run_steps' arguments: count, steps, dt [s], wrap_every, start, engine, model, work),
     delivering the clock, the vehicle streams and the lidars' scans of `streams` (Streams) whenever due.
@@ -103,7 +124,7 @@ def steps_with_streams(count, steps, dt, wrap_every, start, engine, model, work,
     """
     clock, schedule = streams.clock_schedule[0], streams.vehicle_schedule[0]
     scans, offset_ns = streams.scans, streams.offset_ns[0]
-    clock_values = np.zeros((1, 2))
+    clock_values = streams.work.clock
     failures = 0
     handed_back = False
     total = 0

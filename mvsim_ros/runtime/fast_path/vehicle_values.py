@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mvsim_ros.core.jit import kernel
+from mvsim_ros.core.jit import allocation_free_kernel, kernel
 from mvsim_ros.core.rotations import write_ypr_quaternion_xyzw
 
 #: Columns of an odometry / ground-truth row: stamp (sec, nanosec), position (x, y, z) [m], orientation (x, y, z, w),
@@ -46,13 +46,21 @@ def vehicle_values(motion, sec, nsec):
     base_link sits on the ground in odom as in map. The transform is the odometry's pose. The ground truth is the
     full 3D pose; its twist is the reference point's velocity (vx, vy, vz world) and yaw rate, rotated into the
     tilted body frame."""
-    odom_pose, odom_twist, pose, velocity = motion.odom_pose, motion.odom_twist, motion.pose, motion.velocity
-    z, pitch, roll, vz = motion.z, motion.pitch, motion.roll, motion.vz
-    count = pose.shape[0]
+    count = motion.pose.shape[0]
     odom = np.zeros((count, ODOMETRY_COLUMNS))
     tf = np.zeros((count, TRANSFORM_COLUMNS))
     truth = np.zeros((count, ODOMETRY_COLUMNS))
-    for k in range(count):
+    vehicle_values_into(motion, sec, nsec, odom, tf, truth)
+    return odom, tf, truth
+
+
+@allocation_free_kernel
+def vehicle_values_into(motion, sec, nsec, odom, tf, truth):
+    """vehicle_values writing into `odom`, `tf` and `truth` (rows for at least the vehicles of `motion`; the
+    columns vehicle_values leaves at zero must be zero)."""
+    odom_pose, odom_twist, pose, velocity = motion.odom_pose, motion.odom_twist, motion.pose, motion.velocity
+    z, pitch, roll, vz = motion.z, motion.pitch, motion.roll, motion.vz
+    for k in range(pose.shape[0]):
         odom[k, 0], odom[k, 1], tf[k, 0], tf[k, 1], truth[k, 0], truth[k, 1] = sec, nsec, sec, nsec, sec, nsec
         odom[k, 2], odom[k, 3], odom[k, 4] = odom_pose[k, 0], odom_pose[k, 1], z[k]
         write_ypr_quaternion_xyzw(odom_pose[k, 2], pitch[k], roll[k], odom, k, 5)
@@ -72,4 +80,3 @@ def vehicle_values(motion, sec, nsec):
         truth[k, 9], truth[k, 10], truth[k, 11] = px, cr * hy + sr * pz, -sr * hy + cr * pz
         w = velocity[k, 2]  # world yaw rate, (0, 0, w) in the body frame
         truth[k, 12], truth[k, 13], truth[k, 14] = -sp * w, sr * cp * w, cr * cp * w
-    return odom, tf, truth
