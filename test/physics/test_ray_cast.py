@@ -128,3 +128,39 @@ def test_large_map_row_world_is_what_the_generator_writes(tmp_path):
         assert grid.occupied.shape == (row.map_cells, row.map_cells)
         assert [s.name for s in world.vehicles[0].sensors] == ["laser1", "laser2"]
         assert isinstance(row, BenchRow)
+
+
+_SCAN_SCRIPT = """
+import sys
+import numpy as np
+from mvsim_ros.physics import Simulation
+from mvsim_ros.sensors.suite import build_sensors
+from mvsim_ros.world import load_world
+world = load_world(sys.argv[1])
+sim = Simulation(world)
+lidar = build_sensors(world, 1).lidars[0]
+rng = np.random.default_rng(3)
+scans = [lidar._cast(sim.box2d.world, (float(rng.uniform(-9, 9)), float(rng.uniform(-9, 9))),
+                     rng.uniform(-np.pi, np.pi) + lidar.params.angles + rng.normal(0.0, 0.01, lidar.params.rays))
+         for _ in range(200)]
+sys.stdout.buffer.write(np.concatenate(scans).tobytes())
+"""
+
+
+def test_scans_walked_by_two_threads_equal_scans_walked_by_one(tmp_path):
+    """A scan's walls are walked by two threads where the machine has two cores (MVSIM_SCAN_THREADS=1: one); each
+    beam is cast alike either way, so the ranges are the same bytes."""
+    import os
+    import subprocess
+    import sys
+
+    _world(tmp_path, 200)
+    runs = {}
+    for threads in ("1", "2"):
+        env = {**os.environ, "MVSIM_SCAN_THREADS": threads}
+        run = subprocess.run([sys.executable, "-c", _SCAN_SCRIPT, str(tmp_path / "ray.world.xml")], env=env,
+                             capture_output=True, timeout=300)
+        assert run.returncode == 0, run.stderr.decode()
+        runs[threads] = np.frombuffer(run.stdout, dtype=float)
+    assert runs["1"].size == 200 * 361 and np.isfinite(runs["1"]).sum() > 10_000
+    assert runs["1"].tobytes() == runs["2"].tobytes()

@@ -26,9 +26,8 @@ from pathlib import Path
 HEADERS_SDIST = "Box2D==2.3.2"
 HEADERS_SHA256 = "d1557dffdf9c1d6c796ec5df53e3d93227bb026c14b8411d22c295edaa2fb225"
 #: No FMA contraction and no fast math: the shim's arithmetic rounds as pybox2d's does.
-CXXFLAGS = ["-O2", "-std=c++11", "-shared", "-fPIC", "-ffp-contract=off", "-fno-builtin-sin", "-fno-builtin-cos",
-            "-fvisibility=hidden",
-            "-Wno-unused-parameter"]
+CXXFLAGS = ["-O2", "-std=c++11", "-shared", "-fPIC", "-pthread", "-ffp-contract=off", "-fno-builtin-sin",
+            "-fno-builtin-cos", "-fvisibility=hidden", "-Wno-unused-parameter"]
 SOURCE = Path(__file__).with_name("shim.cpp")
 
 

@@ -9,9 +9,19 @@
 // conversions round them, outputs widened to double, so results equal those of the same calls made from Python.
 #include <Box2D/Box2D.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #define MVB_API extern "C" __attribute__((visibility("default")))
@@ -317,39 +327,155 @@ static void cast_targets(const std::vector<Target>& targets, const b2Vec2& origi
     }
 }
 
+// A second thread for the scans: a scan's beams are split in two halves, one cast by the calling thread, the other
+// by this helper, so a scan takes about half the time on a machine with a core to spare. Each beam's range is
+// computed exactly as on one thread (every beam is independent; each thread has its own BeamStamps), so the
+// ranges are the same bits either way. Between scans the helper spins for a while (scans come every few tens of
+// microseconds when the simulation runs as fast as it can), then sleeps until the next one.
+// MVSIM_SCAN_THREADS=1 keeps every scan on the calling thread.
+class ScanHelper {
+  public:
+    // Whether scans are split: more than one core, and MVSIM_SCAN_THREADS is not 1.
+    static bool enabled() {
+        static const bool on = [] {
+            const char* setting = std::getenv("MVSIM_SCAN_THREADS");
+            if (setting && std::atoi(setting) == 1) return false;
+            return std::thread::hardware_concurrency() > 1;
+        }();
+        return on;
+    }
+
+    // The helper of this process (started on first use; a forked child starts its own).
+    static ScanHelper& get() {
+        static ScanHelper* helper = nullptr;
+        static pid_t owner = 0;
+        if (helper == nullptr || owner != getpid()) {
+            helper = new ScanHelper();  // kept for the process's life; its thread is detached
+            owner = getpid();
+        }
+        return *helper;
+    }
+
+    // Run `work` on the helper while the caller runs `mine`; returns once both are done, rethrowing what either
+    // threw. A scan that comes while another thread's scan holds the helper runs both parts itself.
+    void run_beside(const std::function<void()>& work, const std::function<void()>& mine) {
+        std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+        if (!busy.owns_lock()) {
+            work();
+            mine();
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            job_ = &work;
+            error_ = nullptr;
+            state_.store(kPosted, std::memory_order_release);
+        }
+        wake_.notify_one();
+        std::exception_ptr mine_error;
+        try {
+            mine();
+        } catch (...) {
+            mine_error = std::current_exception();
+        }
+        // The helper's part takes about as long as ours: wait for it spinning, then sleeping.
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+        while (state_.load(std::memory_order_acquire) != kDone) {
+            if (std::chrono::steady_clock::now() > give_up) {
+                std::unique_lock<std::mutex> lock(mutex_);
+                done_.wait(lock, [this] { return state_.load(std::memory_order_acquire) == kDone; });
+                break;
+            }
+        }
+        state_.store(kIdle, std::memory_order_relaxed);
+        if (mine_error) std::rethrow_exception(mine_error);
+        if (error_) std::rethrow_exception(error_);
+    }
+
+  private:
+    enum : int { kIdle = 0, kPosted = 1, kDone = 2 };
+
+    ScanHelper() { std::thread([this] { loop(); }).detach(); }
+
+    void loop() {
+        const auto spin = std::chrono::microseconds(300);  // how long the helper waits awake for the next scan
+        for (;;) {
+            const auto until = std::chrono::steady_clock::now() + spin;
+            while (state_.load(std::memory_order_acquire) != kPosted && std::chrono::steady_clock::now() < until) {
+                std::this_thread::yield();
+            }
+            if (state_.load(std::memory_order_acquire) != kPosted) {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [this] { return state_.load(std::memory_order_acquire) == kPosted; });
+            }
+            try {
+                (*job_)();
+            } catch (...) {
+                error_ = std::current_exception();  // handed to the caller (a Box2D assertion: the scan failed)
+            }
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                state_.store(kDone, std::memory_order_release);
+            }
+            done_.notify_one();
+        }
+    }
+
+    std::mutex busy_;  // held by the scan using the helper
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    std::atomic<int> state_{kIdle};
+    const std::function<void()>* job_ = nullptr;
+    std::exception_ptr error_;
+};
+
 // ray_scan: `count` beams from (ox, oy) [m] along world bearings [rad], each up to range_max [m]. ranges[k] =
 // fraction * range_max [m] of the nearest fixture the beam meets (+inf when none), sensors and the bodies listed in
 // `hidden` (sorted addresses) excepted. Each fixture's own Box2D ray cast gives its fraction, which does not depend
 // on the clipping b2World::RayCast applies, so the nearest is the one b2World::RayCast with a closest-hit callback
 // reports, to the bit. The fixtures of `index`'s body (null: none) are found by walking its grid when it has many;
 // those of the other bodies (vehicles, blocks, actors: few) are listed once per scan and tested against the beams in
-// their direction.
+// their direction. The walls of scans of at least kSplitBeams beams are walked by two threads (ScanHelper).
 static void ray_scan(intptr_t world, const StaticIndex* index, double ox, double oy, const double* bearings,
                      int64_t count, double range_max, const intptr_t* hidden, int64_t hidden_count, double* ranges) {
     const b2World* w = reinterpret_cast<const b2World*>(world);
     // A few fixtures are cast faster listed with the others (a 5 m room: 8 us a scan listed, 16 us walking the grid).
     const size_t kFewFixtures = 64;
+    const int64_t kSplitBeams = 64;
     if (index && index->fixtures.size() < kFewFixtures) index = nullptr;
     const b2Body* indexed = index ? index->body : nullptr;
     b2Vec2 origin(static_cast<float32>(ox), static_cast<float32>(oy));
     std::vector<double> dx(count), dy(count);  // beam directions
     std::vector<b2Vec2> ends(count);
+    std::vector<float32> nearest(count, 2.0f);  // > 1: no hit yet
+    const std::vector<Target> targets = body_targets(w, indexed, ox, oy, range_max, hidden, hidden_count);
+    const bool walk_index = indexed && index->nx > 0 && indexed->IsActive() && !is_hidden(indexed, hidden,
+                                                                                             hidden_count);
     for (int64_t k = 0; k < count; ++k) {
         dx[k] = std::cos(bearings[k]), dy[k] = std::sin(bearings[k]);
         ends[k].Set(static_cast<float32>(ox + range_max * dx[k]), static_cast<float32>(oy + range_max * dy[k]));
     }
-    std::vector<float32> nearest(count, 2.0f);  // > 1: no hit yet
-    cast_targets(body_targets(w, indexed, ox, oy, range_max, hidden, hidden_count), origin, ends.data(), bearings,
-                 count, nearest.data());
-    if (indexed && index->nx > 0 && indexed->IsActive() && !is_hidden(indexed, hidden, hidden_count)) {
+    cast_targets(targets, origin, ends.data(), bearings, count, nearest.data());
+    // The walls, for the beams of blocks first, first + stride, ... of kBlock beams: neighbouring beams cost alike,
+    // so interleaving blocks shares a scan's work evenly between two threads (blocks, not single beams, so that the
+    // two threads write to different cache lines).
+    const int64_t kBlock = 16;
+    auto walk = [&](int64_t first, int64_t stride) {
         b2RayCastInput input;
         input.p1 = origin;
         input.maxFraction = 1.0f;
         BeamStamps& stamps = beam_stamps;
-        for (int64_t k = 0; k < count; ++k) {
-            input.p2 = ends[k];
-            nearest[k] = index->cast(input, dx[k], dy[k], range_max, nearest[k], stamps);
+        for (int64_t block = first * kBlock; block < count; block += stride * kBlock) {
+            for (int64_t k = block; k < std::min(count, block + kBlock); ++k) {
+                input.p2 = ends[k];
+                nearest[k] = index->cast(input, dx[k], dy[k], range_max, nearest[k], stamps);
+            }
         }
+    };
+    if (walk_index && count >= kSplitBeams && ScanHelper::enabled()) {
+        ScanHelper::get().run_beside([&] { walk(0, 2); }, [&] { walk(1, 2); });
+    } else if (walk_index) {
+        walk(0, 1);
     }
     for (int64_t k = 0; k < count; ++k) {
         ranges[k] = nearest[k] <= 1.0f ? static_cast<double>(nearest[k]) * range_max : INFINITY;
