@@ -148,15 +148,15 @@ sys.stdout.buffer.write(np.concatenate(scans).tobytes())
 
 
 def test_scans_walked_by_two_threads_equal_scans_walked_by_one(tmp_path):
-    """A scan's walls are walked by two threads where the machine has two cores (MVSIM_SCAN_THREADS=1: one); each
-    beam is cast alike either way, so the ranges are the same bytes."""
+    """A costly scan's walls are walked by two threads where the machine has two cores (MVSIM_SCAN_THREADS=2: every
+    scan, =1: none); each beam is cast alike either way, so the ranges are the same bytes."""
     import os
     import subprocess
     import sys
 
     _world(tmp_path, 200)
     runs = {}
-    for threads in ("1", "2"):
+    for threads in ("1", "2"):  # never split, always split
         env = {**os.environ, "MVSIM_SCAN_THREADS": threads}
         run = subprocess.run([sys.executable, "-c", _SCAN_SCRIPT, str(tmp_path / "ray.world.xml")], env=env,
                              capture_output=True, timeout=300)

@@ -332,16 +332,23 @@ static void cast_targets(const std::vector<Target>& targets, const b2Vec2& origi
 // computed exactly as on one thread (every beam is independent; each thread has its own BeamStamps), so the
 // ranges are the same bits either way. Between scans the helper spins for a while (scans come every few tens of
 // microseconds when the simulation runs as fast as it can), then sleeps until the next one.
-// MVSIM_SCAN_THREADS=1 keeps every scan on the calling thread.
+// MVSIM_SCAN_THREADS=1 keeps every scan on the calling thread; MVSIM_SCAN_THREADS=2 splits every scan of
+// kSplitBeams beams or more, however cheap (unset: those that cost more than kSplitMicros, see ray_scan).
 class ScanHelper {
   public:
-    // Whether scans are split: more than one core, and MVSIM_SCAN_THREADS is not 1.
-    static bool enabled() {
-        static const bool on = [] {
-            const char* setting = std::getenv("MVSIM_SCAN_THREADS");
-            if (setting && std::atoi(setting) == 1) return false;
-            return std::thread::hardware_concurrency() > 1;
+    // The MVSIM_SCAN_THREADS setting: 0 unset, 1 never split, 2 always split.
+    static int setting() {
+        static const int value = [] {
+            const char* text = std::getenv("MVSIM_SCAN_THREADS");
+            const int asked = text ? std::atoi(text) : 0;
+            return asked == 1 || asked == 2 ? asked : 0;
         }();
+        return value;
+    }
+
+    // Whether scans may be split: more than one core, and MVSIM_SCAN_THREADS is not 1.
+    static bool enabled() {
+        static const bool on = setting() != 1 && std::thread::hardware_concurrency() > 1;
         return on;
     }
 
@@ -429,19 +436,23 @@ class ScanHelper {
     std::exception_ptr error_;
 };
 
+// What walking the walls of a scan costs on one thread [us], averaged over this thread's recent scans.
+static thread_local double one_thread_micros = 0.0;
+
 // ray_scan: `count` beams from (ox, oy) [m] along world bearings [rad], each up to range_max [m]. ranges[k] =
 // fraction * range_max [m] of the nearest fixture the beam meets (+inf when none), sensors and the bodies listed in
 // `hidden` (sorted addresses) excepted. Each fixture's own Box2D ray cast gives its fraction, which does not depend
 // on the clipping b2World::RayCast applies, so the nearest is the one b2World::RayCast with a closest-hit callback
 // reports, to the bit. The fixtures of `index`'s body (null: none) are found by walking its grid when it has many;
 // those of the other bodies (vehicles, blocks, actors: few) are listed once per scan and tested against the beams in
-// their direction. The walls of scans of at least kSplitBeams beams are walked by two threads (ScanHelper).
+// their direction. The walls of costly scans of at least kSplitBeams beams are walked by two threads (ScanHelper).
 static void ray_scan(intptr_t world, const StaticIndex* index, double ox, double oy, const double* bearings,
                      int64_t count, double range_max, const intptr_t* hidden, int64_t hidden_count, double* ranges) {
     const b2World* w = reinterpret_cast<const b2World*>(world);
     // A few fixtures are cast faster listed with the others (a 5 m room: 8 us a scan listed, 16 us walking the grid).
     const size_t kFewFixtures = 64;
     const int64_t kSplitBeams = 64;
+    const double kSplitMicros = 40.0;
     if (index && index->fixtures.size() < kFewFixtures) index = nullptr;
     const b2Body* indexed = index ? index->body : nullptr;
     b2Vec2 origin(static_cast<float32>(ox), static_cast<float32>(oy));
@@ -472,10 +483,21 @@ static void ray_scan(intptr_t world, const StaticIndex* index, double ox, double
             }
         }
     };
-    if (walk_index && count >= kSplitBeams && ScanHelper::enabled()) {
+    // Split only scans that cost more than kSplitMicros on one thread (an estimate from this thread's recent scans):
+    // for cheaper ones the hand-over, and a helper kept awake beside the middleware's threads, cost more than the
+    // split saves (measured through the node: a 25 us scan split made the node slower, a 45 us one faster).
+    const bool split = walk_index && count >= kSplitBeams && ScanHelper::enabled() &&
+                       (one_thread_micros >= kSplitMicros || ScanHelper::setting() == 2);
+    const auto started = std::chrono::steady_clock::now();
+    if (split) {
         ScanHelper::get().run_beside([&] { walk(0, 2); }, [&] { walk(1, 2); });
     } else if (walk_index) {
         walk(0, 1);
+    }
+    if (walk_index) {
+        const auto elapsed = std::chrono::steady_clock::now() - started;
+        const double took = std::chrono::duration<double, std::micro>(elapsed).count();
+        one_thread_micros += 0.2 * ((split ? 2.0 * took : took) - one_thread_micros);
     }
     for (int64_t k = 0; k < count; ++k) {
         ranges[k] = nearest[k] <= 1.0f ? static_cast<double>(nearest[k]) * range_max : INFINITY;
