@@ -22,13 +22,15 @@ setup(
         (f"share/{PACKAGE}/worlds/maps", glob("worlds/maps/*")),
         (f"share/{PACKAGE}/worlds/models", glob("worlds/models/*")),
     ],
-    install_requires=["setuptools", "numpy", "numba", "defusedxml", "Pillow", "PyYAML", "box2d", "google-re2"],
+    install_requires=["setuptools", "numpy", "numba", "defusedxml", "Pillow", "PyYAML", "box2d", "google-re2",
+                      "mcap", "lz4", "zstandard"],
     # cameras and 3D lidars (OpenGL); local <visual> models' outlines; the browser viewer's server; the
-    # benchmark's viewer case (drives Chromium); the comparison report's plots (mvsim_compare)
+    # benchmark's viewer case (drives Chromium); the comparison report's plots (mvsim_compare); the run report
+    # (mvsim_report)
     extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"],
-                    "bench": ["playwright"], "compare": ["matplotlib"]},
+                    "bench": ["playwright"], "compare": ["matplotlib"], "report": ["mcap-ros2-support", "matplotlib"]},
     # The viewer page, and three.js when `npm ci` put it in web/node_modules (tools/setup_env.sh does).
-    package_data={"mvsim_ros.physics.box2d_native": ["shim.cpp"],
+    package_data={"mvsim_ros.physics.box2d_native": ["shim.cpp"], "mvsim_ros.output.recording": ["tee.c"],
                   "mvsim_ros.viewer": ["web/*.html", "web/*.js", "web/*.css", "web/package*.json",
                                        "web/node_modules/three/build/*.js",
                                        "web/node_modules/three/examples/jsm/controls/OrbitControls.js",
@@ -49,6 +51,7 @@ setup(
             "mvsim_car_kinematic_controller = mvsim_ros.tracking.nodes.kinematic_controller_node:main",
             "mvsim_car_dynamic_controller = mvsim_ros.tracking.nodes.dynamic_controller_node:main",
             "mvsim_compare = mvsim_ros.compare.cli:main",
+            "mvsim_report = mvsim_ros.cli.report:main",
         ],
     },
 )

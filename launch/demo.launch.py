@@ -3,10 +3,11 @@
     ros2 launch mvsim_ros demo.launch.py [world_file:=...] [headless:=false] [do_fake_localization:=true]
         [publish_tf_odom2baselink:=true] [force_publish_vehicle_namespace:=false] [publish_log_topics:=false]
         [use_rviz:=false] [rviz_config_file:=...] [viewer_port:=8090] [realtime_factor:=1.0] [use_sim_time:=true]
+        [record:=run.mcap]
 
 The first eight are the arguments of MVSim's launch/launch_world.launch.py, with its meanings; `use_rviz`
 defaults to false here (MVSim: true) because the browser viewer already shows the world. `viewer_port`,
-`realtime_factor` and `use_sim_time` are this package's.
+`realtime_factor`, `use_sim_time` and `record` (the run into an MCAP file) are this package's.
 
 headless:=false (the default, as MVSim's GUI) serves the live 3D viewer at http://127.0.0.1:<viewer_port>/ (the
 node prints the address): open it in a browser to watch the world and drive the selected vehicle with W/A/S/D.
@@ -45,6 +46,7 @@ ARGUMENTS = (
     ("viewer_port", "8090", "TCP port of the viewer (0 = any free port, printed at start)"),
     ("realtime_factor", "1.0", "simulated s per wall s: 1 = real time, 0 = as fast as possible"),
     ("use_sim_time", "true", "nodes started here (rviz2) follow /clock; the simulator publishes it"),
+    ("record", "", "record the run into this MCAP file (empty: no recording)"),
 )
 #: Boolean arguments passed to the node as the parameter of the same name.
 BOOLEAN_PARAMETERS = ("headless", "do_fake_localization", "publish_tf_odom2baselink",
@@ -106,6 +108,8 @@ def launch_nodes(context):
         "viewer_port": int(number(arg["viewer_port"], "viewer_port")),
         "realtime_factor": number(arg["realtime_factor"], "realtime_factor"),
     }
+    if arg["record"]:
+        parameters["record"] = os.path.abspath(arg["record"])
     if use_rviz and world_vehicle_count(world_file) > 1:
         parameters[SINGLE_TREE_PARAMETER] = True
     nodes = [Node(package=PACKAGE, executable="mvsim_node", name="mvsim", output="screen", emulate_tty=True,

@@ -21,7 +21,7 @@ MVSIM_ARGUMENTS = {"world_file": None, "headless": "false", "do_fake_localizatio
                    "publish_tf_odom2baselink": "true", "force_publish_vehicle_namespace": "false",
                    "publish_log_topics": "false", "use_rviz": "false", "rviz_config_file": ""}
 #: MVSim's arguments plus ours.
-EXPECTED_ARGUMENTS = set(MVSIM_ARGUMENTS) | {"viewer_port", "realtime_factor", "use_sim_time"}
+EXPECTED_ARGUMENTS = set(MVSIM_ARGUMENTS) | {"viewer_port", "realtime_factor", "use_sim_time", "record"}
 
 
 def _real_launch_available() -> bool:
@@ -128,3 +128,11 @@ def test_mvsim_switches_reach_the_node_as_its_parameters(monkeypatch):
     assert params["publish_log_topics"] is True
     assert params["headless"] is True
     assert set(params) - {"use_sim_time"} <= set(PARAMETERS)  # every parameter passed is one the node knows
+
+
+@skip_if_real_launch
+def test_record_reaches_the_node_as_an_absolute_path(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    params = _nodes(monkeypatch, record="runs/run.mcap")["mvsim_node"].kwargs["parameters"][1]
+    assert params["record"] == str(tmp_path / "runs" / "run.mcap")  # the node's working directory may differ
+    assert "record" in PARAMETERS

@@ -247,6 +247,11 @@ log "building the Box2D shim"
     || die "the Box2D shim does not load"
 log "  Box2D shim ready in $((SECONDS - t)) s"
 
+# 4c. The recording tee (mvsim_ros/output/recording/tee.c): the C function through which published messages are
+#     delivered and, while a run is recorded (record:=FILE.mcap), copied into MCAP chunks. Built with the C
+#     compiler that comes with g++; rebuilt only when tee.c changes (and on first use, if missing).
+"$VPY" -m mvsim_ros.output.recording.tee_library >/dev/null || die "building the recording tee failed"
+
 # ---------------------------------------------------------------------------------------------
 # 5. Smoke test: publish and receive a TFMessage and an AckermannDriveStamped, and call a
 #    simulation_interfaces service, in one process.

@@ -52,6 +52,10 @@ def parser() -> argparse.ArgumentParser:
                         "(median of --repeat runs of --seconds) beside the physics alone")
     p.add_argument("--world", type=Path, help="--node: only this world file (any MVSim world)")
     p.add_argument("--vehicles", type=int, help="--node --world: command this many of its vehicles (default: all)")
+    p.add_argument("--record", action="store_true",
+                   help="what recording (record:=FILE.mcap) costs the node: 1 and 10 robots with lidars, or --world")
+    p.add_argument("--compression", choices=("lz4", "zstd", "none"), default="lz4",
+                   help="--record: chunk compression of the recording")
     p.add_argument("--scan-cost", action="store_true",
                    help="only the cost of one 181-ray 70 m 2D lidar scan on maps of 50^2, 200^2 and 800^2 cells")
     p.add_argument("--edits", action="store_true",
@@ -72,6 +76,12 @@ def main(argv: list[str] | None = None) -> int:
         from mvsim_ros.bench import edits
 
         edits.report(edits.measure_edits(args.blocks, args.rounds), args.blocks, out=_out)
+    elif args.record:
+        from mvsim_ros.bench.node import world_row
+        from mvsim_ros.bench.recording import DEFAULT_ROWS, record_table
+
+        rows = [world_row(args.world, args.vehicles)] if args.world is not None else DEFAULT_ROWS
+        record_table(args.seconds, args.repeat, rows, args.compression, out=_out)
     elif args.node:
         from mvsim_ros.bench.node import MAP_ROWS, RENDERED_ROWS, ROWS, world_row
         from mvsim_ros.bench.node_rtf import run_table

@@ -51,8 +51,10 @@ class NodeRun:
     r1_sideways: float
 
 
-def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_timeout: float = 90.0) -> NodeRun:
-    """Run the node on the row's world at realtime_factor 0 and measure it over `wall_seconds` of wall time."""
+def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_timeout: float = 90.0,
+             params: tuple[str, ...] = ()) -> NodeRun:
+    """Run the node on the row's world at realtime_factor 0 (and `params`, more `name:=value` parameters) and
+    measure it over `wall_seconds` of wall time."""
     import rclpy
     from geometry_msgs.msg import Twist
     from nav_msgs.msg import Odometry
@@ -61,7 +63,7 @@ def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_
 
     # The watchdog is off: at hundreds of times real time its 1 s of simulated time is a few ms of wall time, and
     # the probe would have to flood the node with commands to keep the vehicles going.
-    proc = start_node(f"world_file:={row.world_file}", "realtime_factor:=0.0", "base_watchdog_timeout:=0.0")
+    proc = start_node(f"world_file:={row.world_file}", "realtime_factor:=0.0", "base_watchdog_timeout:=0.0", *params)
     context = rclpy.Context()
     rclpy.init(context=context)
     node = rclpy.create_node("mvsim_bench_probe", context=context)

@@ -3,6 +3,7 @@
     python -m mvsim_ros.cli.view worlds/demo_2robots.world.xml            # opens http://127.0.0.1:8090/
     python -m mvsim_ros.cli.view WORLD --port 0 --no-open --seconds 60    # any free port; stop after 60 s
     python -m mvsim_ros.cli.view WORLD --host 0.0.0.0 --token             # on the network, with a per-run token
+    python -m mvsim_ros.cli.view WORLD --record run.mcap                  # and record the run (MCAP)
 
 The simulation runs on the main thread through the runtime's Runner at the real-time factor (simulated s per wall
 s): batches of fixed steps straight up to the next sensor sample, with sleeps between them. The page drives the selected
@@ -222,6 +223,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="make a random token for this run: the printed address carries it (?token=...) and "
                              "connections without it are refused")
     parser.add_argument("--no-open", action="store_true", help="do not open a browser")
+    parser.add_argument("--record", metavar="FILE.mcap",
+                        help="record the run into this MCAP file (every topic the simulator node publishes: the run "
+                             "then goes through the node's code, inside this process, on a DDS domain of its own)")
     return parser
 
 
@@ -261,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _check_args(parser, args)
+
+    if args.record:
+        return _run_recorded(args)
 
     from mvsim_ros.world import WorldFileError, load_world
 
@@ -308,6 +315,39 @@ def main(argv: list[str] | None = None) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     print("mvsim_view: stopped", flush=True)
+    return 0
+
+
+def _run_recorded(args: argparse.Namespace) -> int:
+    """--record: the world runs in the simulator node (mvsim_ros.ros.record_run.private_node), which publishes and
+    records every message and serves the same viewer page, until Ctrl-C, SIGTERM or --seconds; the file is then
+    closed with its summary. Start errors (world, recording path) are one line and exit status 1."""
+    from mvsim_ros.ros.node.process import startup_errors, startup_failure_text
+    from mvsim_ros.ros.record_run import private_node
+
+    parameters = {"world_file": os.path.abspath(args.world), "record": os.path.abspath(args.record),
+                  "headless": False, "viewer_host": args.host, "viewer_port": args.port, "viewer_rate": args.rate,
+                  "realtime_factor": args.realtime_factor, "viewer_token": args.token, "status_period": 0.0}
+    if args.allow_origin:
+        parameters["viewer_allowed_origins"] = list(args.allow_origin)
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with private_node(parameters) as (node, executor):
+            print(f"mvsim_view: {args.world}: {len(node.sim.vehicle_names)} vehicle(s); viewer at {node.viewer.url}; "
+                  f"recording into {args.record}", flush=True)
+            if not args.no_open:
+                _open_browser(node.viewer.url)
+            end = math.inf if args.seconds is None else time.monotonic() + args.seconds
+            while not stop.is_set() and time.monotonic() < end:
+                executor.spin_once(timeout_sec=MAX_SLEEP)
+    except startup_errors() as exc:
+        print(f"mvsim_view: error: {startup_failure_text(exc)}", file=sys.stderr)
+        return 1
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print(f"mvsim_view: stopped; the run is in {args.record}", flush=True)
     return 0
 
 

@@ -12,8 +12,8 @@ wheel torque has the opposite sign; it writes 6 significant digits, these files 
 
 Cost on the simulation thread: `record()` copies the state into a preallocated array (one compiled call for all
 vehicles and wheels). Every `flush_period_s` of simulated time (or when the buffer fills) the rows go to a
-formatter thread that turns them into text (printf's '%.15g' through Python's % operator, one call per file and
-block: about 0.6 us per value; it holds the GIL, so the thread overlaps the simulation only while that waits, as
+formatter thread that turns them into text (numpy.savetxt with printf's '%.15g', one call per file and block:
+about 0.6 us per value; it holds the GIL, so the thread overlaps the simulation only while that waits, as
 it does when paced to real time or publishing); the text is appended to the files at the next flush (or `wait()`,
 `new_session()`, `close()`), whole rows only, from the calling thread.
 

@@ -1,7 +1,9 @@
-"""Blocks of numbers as text lines, printf-style: one conversion (e.g. '%.15g', '%f') for every value, written
-by Python's % operator (C printf's conversions, as numpy.savetxt writes its rows), one call per block of rows."""
+"""Blocks of numbers as text lines, printf-style: one conversion (e.g. '%.15g', '%f') for every value, written by
+numpy.savetxt (C printf's conversions through Python's % operator, row by row)."""
 
 from __future__ import annotations
+
+import io
 
 import numpy as np
 
@@ -9,10 +11,9 @@ import numpy as np
 def rows_text(block: np.ndarray, spec: str, separator: str) -> str:
     """The text of a 2D block (rows x columns): each value converted with the printf conversion `spec`, values
     separated by `separator`, each row ended by a newline. NaN and infinities are written nan, inf, -inf."""
-    block = np.asarray(block, dtype=np.float64)
-    rows, cols = block.shape
-    line = separator.join([spec] * cols) + "\n"
-    return (line * rows) % tuple(block.ravel().tolist())
+    text = io.StringIO()
+    np.savetxt(text, np.asarray(block, dtype=np.float64), fmt=spec, delimiter=separator, newline="\n")
+    return text.getvalue()
 
 
 __all__ = ["rows_text"]

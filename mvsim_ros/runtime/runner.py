@@ -62,6 +62,8 @@ class Runner:
                  max_steps_per_turn: int | None = None):
         self.pacer = Pacer(realtime_factor, max_lag_s)
         self.max_steps_per_turn = max_steps_per_turn
+        #: The step count at which playing stops (None: never): a run of a fixed duration ends exactly there.
+        self.end_step: int | None = None
         self.paused = False
         #: Page steps waiting (run while paused, one at a time, at most MAX_PENDING_STEPS).
         self.pending_steps = 0
@@ -142,13 +144,20 @@ class Runner:
     def due_steps(self, wall: float) -> int:
         """Steps to run now at wall time `wall` [s], at most `max_steps_per_turn`: while paused, the waiting page
         steps (taken off the count); playing, those the pace asks for (at a real-time factor of 0, one batch:
-        `max_steps_per_turn`, else MAX_BATCH_STEPS)."""
+        `max_steps_per_turn`, else MAX_BATCH_STEPS), never past `end_step`."""
         if self.paused:
             return self.take_pending(self.max_steps_per_turn or MAX_PENDING_STEPS)
         if self.pacer.as_fast_as_possible:
-            return self.max_steps_per_turn or MAX_BATCH_STEPS
-        due = self.pacer.steps_due(wall, self.sim.time, self.sim.dt)
-        return due if self.max_steps_per_turn is None else min(due, self.max_steps_per_turn)
+            due = self.max_steps_per_turn or MAX_BATCH_STEPS
+        else:
+            due = self.pacer.steps_due(wall, self.sim.time, self.sim.dt)
+            due = due if self.max_steps_per_turn is None else min(due, self.max_steps_per_turn)
+        return due if self.end_step is None else max(0, min(due, self.end_step - self.sim.steps))
+
+    @property
+    def finished(self) -> bool:
+        """Whether playing has reached `end_step`."""
+        return self.end_step is not None and self.sim.steps >= self.end_step
 
     def run(self, wall: float, deadline: float, should_stop: Callable[[], bool] = lambda: False,
             between: Callable[[], None] = lambda: None) -> int:
@@ -169,7 +178,10 @@ class Runner:
             return ran
         if self.pacer.as_fast_as_possible:
             while time.monotonic() < deadline and not should_stop():
-                ran += self.advance(self.due_steps(wall))
+                due = self.due_steps(wall)
+                if due <= 0:
+                    break
+                ran += self.advance(due)
                 between()
             return ran
         remaining = self.due_steps(wall)

@@ -92,6 +92,17 @@ def test_as_fast_as_possible_runs_until_the_deadline_and_stops_on_request(sim):
     assert ran == sim.steps == 3 * MAX_BATCH_STEPS  # whole batches (no sink is ever due), checked between them
 
 
+@pytest.mark.parametrize("factor", [0.0, 1.0])
+def test_playing_stops_exactly_at_the_end_step(sim, factor):
+    runner = Runner(sim, factor, [Recorder(sim, 0.02)], max_lag_s=1e9)
+    runner.rebase(wall=0.0)
+    runner.end_step = 1234
+    assert not runner.finished
+    runner.run(1e6, math.inf)  # a wall clock far ahead: far more steps due than the end allows
+    assert sim.steps == 1234 and runner.finished
+    assert runner.run(2e6, math.inf) == 0 and sim.steps == 1234
+
+
 def test_paced_run_takes_the_steps_the_wall_clock_asks_for(sim):
     runner = Runner(sim, 1.0)
     runner.rebase(wall=50.0)

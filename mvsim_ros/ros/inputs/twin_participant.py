@@ -68,6 +68,9 @@ class TwinParticipant:
         """Subscribe `topic` (resolved as the main node would resolve it) with `msg_type` on the twin node;
         `callback(msg)` runs on the main node's executor. Returns the resolved topic name."""
         resolved = self._node.resolve_topic_name(topic)
+        recording = getattr(self._node, "recording", None)
+        if recording is not None:
+            callback = recording.tap_callback(msg_type, resolved, callback)
         for k, entry in enumerate(self._parked):
             if entry.msg_type is msg_type and entry.topic == resolved and entry.qos == qos:
                 del self._parked[k]

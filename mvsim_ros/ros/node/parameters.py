@@ -112,6 +112,12 @@ PARAMETERS: dict[str, ParamSpec] = {
                                            "and <veh>/log/wheel_<k>/<column>, every log_period (at most at the "
                                            "odometry rate)"),
     "log_dir": ParamSpec("", "CSV logs under this directory; empty = off"),
+    "record": ParamSpec("", "record the run into this MCAP file (every topic published and every command received, "
+                            "as ros2 bag record -s mcap lays it out); empty = off"),
+    "record_topics": ParamSpec([], "topics to record (absolute names or shell patterns, e.g. /clock, /*/odom); a "
+                                   "string array; empty = every topic"),
+    "record_compression": ParamSpec("lz4", "chunk compression of the recording: lz4, zstd or none",
+                                    lambda v: None if v in ("lz4", "zstd", "none") else "must be lz4, zstd or none"),
     "log_period": ParamSpec(0.0, "[s] of simulated time between log rows; 0 = every step", _at_least(0.0)),
     "footprint_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: footprints of trains and articulated "
                                               "vehicles; 0 = off", _at_least(0.0)),

@@ -125,15 +125,16 @@ def _report_start_failure(exc: Exception) -> int:
 
 def startup_errors() -> tuple[type[Exception], ...]:
     """Errors that end the start-up with one line and exit status 2: the user's input is at fault (a world file,
-    a parameter, a log directory, a name, the ROS arguments, or a viewer address that is taken or not on this
-    machine)."""
+    a parameter, a log directory, a recording file, a name, the ROS arguments, or a viewer address that is taken or
+    not on this machine)."""
+    from mvsim_ros.output.recording.recorder import RecordingError
     from mvsim_ros.ros.services.log_services import LoggingSetupError
     from mvsim_ros.ros.node.parameters import ParameterError
     from mvsim_ros.ros.topics import RosNameError
     from mvsim_ros.world import WorldFileError
 
     errors: tuple[type[Exception], ...] = (WorldFileError, ParameterError, LoggingSetupError, RosNameError,
-                                           RosInitError)
+                                           RosInitError, RecordingError)
     viewer = sys.modules.get("mvsim_ros.viewer.server")  # loaded only when the viewer was started
     if viewer is not None:
         errors += (viewer.PortInUseError,)

@@ -19,6 +19,7 @@ from mvsim_ros.output.ground_truth_files import GroundTruthFiles
 from mvsim_ros.ros.node.entity_reuse import EntityReuse
 from mvsim_ros.ros.node.lean_events import LeanEventsNode
 from mvsim_ros.ros.services.log_services import LogServices
+from mvsim_ros.ros.node.recording import NodeRecording, open_recorder
 from mvsim_ros.ros.node.parameters import declare_and_read, load_limits, warn_unknown_parameters
 from mvsim_ros.ros.publishing.map_publisher import MapPublisher
 from mvsim_ros.ros.node.signals import StopSignals
@@ -54,6 +55,9 @@ class MvsimNode(LeanEventsNode):
 
     def __init__(self, stop: StopSignals | None = None, **kwargs):
         self.ground_truth: GroundTruthFiles | None = None
+        #: The run's MCAP recording (None unless `record` names a file): taps every publisher and subscription.
+        self.recording: NodeRecording | None = None
+        self.sim: Simulation | None = None
         #: Publishers and subscriptions of a replaced session, for the next one to take over.
         self.entity_reuse: EntityReuse | None = None
         super().__init__("mvsim", **kwargs)
@@ -80,8 +84,14 @@ class MvsimNode(LeanEventsNode):
     def _start(self) -> None:
         p = declare_and_read(self)
         warn_unknown_parameters(self)
+        world_file = resolve_world_file(p["world_file"])
+        if p["record"]:  # before the first publisher, so that the file holds every message
+            self.recording = NodeRecording(
+                open_recorder(p["record"], p["record_topics"], p["record_compression"], os.path.abspath(world_file),
+                              on_error=self.get_logger().error),
+                lambda: self.sim.time if self.sim is not None else 0.0)
         with self._stop.interruptible():  # a slow world load ends at once on a signal
-            spec = load_world(resolve_world_file(p["world_file"]), random_seed=p["random_seed"],
+            spec = load_world(world_file, random_seed=p["random_seed"],
                               allow_shell=p["allow_shell_in_world"], limits=load_limits(p))
         spec, renamed = ros_safe_names(spec, p["force_publish_vehicle_namespace"])
         self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
@@ -135,6 +145,8 @@ class MvsimNode(LeanEventsNode):
                 f" and {compiled} of {total} lidars (the others, rendered through OpenGL, from Python)"
             self.get_logger().info(f"/clock, odometry, ground truth, odom->base_link TF{scans} are published from "
                                    "the compiled steps")
+        if self.recording is not None:
+            self.get_logger().info(f"recording the run into {p['record']} (closed with its summary at the end)")
         if self.viewer is not None:
             self.get_logger().info(f"viewer: open {self.viewer.url} in a browser (W/A/S/D or arrows drive the "
                                    "selected vehicle, space stops)")
@@ -146,15 +158,18 @@ class MvsimNode(LeanEventsNode):
     def create_publisher(self, msg_type, topic, qos_profile, **kwargs):
         """rclpy's create_publisher, handing over a parked publisher of a replaced session when one matches."""
         reuse = self.entity_reuse
-        if reuse is not None and not kwargs:
-            parked = reuse.take_publisher(msg_type, topic, qos_profile)
-            if parked is not None:
-                return parked
-        return super().create_publisher(msg_type, topic, qos_profile, **kwargs)
+        publisher = reuse.take_publisher(msg_type, topic, qos_profile) if reuse is not None and not kwargs else None
+        if publisher is None:
+            publisher = super().create_publisher(msg_type, topic, qos_profile, **kwargs)
+        if self.recording is not None:
+            self.recording.tap_publisher(publisher, msg_type)
+        return publisher
 
     def create_subscription(self, msg_type, topic, callback, qos_profile, **kwargs):
         """rclpy's create_subscription, handing over a parked subscription (now calling `callback`) when one
         matches."""
+        if self.recording is not None:
+            callback = self.recording.tap_callback(msg_type, self.resolve_topic_name(topic), callback)
         reuse = self.entity_reuse
         if reuse is not None and not kwargs:
             parked = reuse.take_subscription(msg_type, topic, qos_profile, callback)
@@ -299,7 +314,8 @@ class MvsimNode(LeanEventsNode):
             self.status.restart("paused" if self.paused else "")
 
     def destroy_node(self) -> None:
-        """Write and close the CSV logs (if logging started), then destroy the node (once)."""
+        """Write and close the CSV logs (if logging started) and the recording (if recording), then destroy the
+        node (once)."""
         if self.logs is not None:
             self.logs.close()
             self.logs = None
@@ -317,6 +333,9 @@ class MvsimNode(LeanEventsNode):
         if self.entity_reuse is not None:
             self.entity_reuse.close()
             self.entity_reuse = None
+        if self.recording is not None:  # last: everything published up to here is in the file
+            self.recording.close()
+            self.recording = None
         super().destroy_node()
 
 

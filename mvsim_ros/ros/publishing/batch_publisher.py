@@ -7,8 +7,10 @@ thread. Here one compiled loop (runtime/fast_path/delivery.py) calls `rcl_publis
 every message's bytes in place (no copy), with the GIL released.
 
 This module is the ROS side of that delivery: it finds the librcl and librcutils that rclpy has already loaded
-(the same libraries, no build step), binds rcl's serialized publish and rcutils' error reset as the fast path's
-delivery functions, and describes each batch as a `Delivery` (rcl publisher handles, serialized-message structs).
+(the same libraries, no build step), binds rcl's serialized publish (through the recording tee,
+output/recording/tee.c, which also records the messages while the node records a run) and rcutils' error reset as
+the fast path's delivery functions, and describes each batch as a `Delivery` (rcl publisher handles,
+serialized-message structs).
 Where the libraries cannot be found, the batches go through rclpy instead.
 
 Publishing stays on the simulation thread: waking a worker thread and handing the GIL back and forth at every
@@ -24,8 +26,10 @@ from typing import Callable, Sequence
 import numpy as np
 from rclpy.publisher import Publisher
 
+from mvsim_ros.output.recording import tee_library
 from mvsim_ros.runtime.fast_path import delivery
 from mvsim_ros.runtime.fast_path.delivery import Delivery, deliver_all
+from mvsim_ros.ros.node.recording import raw_publisher
 
 #: rcutils_uint8_array_t (= rcl_serialized_message_t): buffer, buffer_length, buffer_capacity, then the
 #: rcutils_allocator_t (allocate, deallocate, reallocate, zero_allocate, state), unused by a publish.
@@ -66,6 +70,11 @@ def _bind_rcl_delivery() -> Callable[[np.ndarray, np.ndarray], int] | None:
     reset_error = _function_address(rcutils, "rcutils_reset_error")
     if not publish or not reset_error:
         return None
+    try:  # through the recording tee, which delivers with rcl and records while a recording runs
+        tee_library.tee().mvsim_tee_set_target(publish)
+        publish = tee_library.deliver_address()
+    except tee_library.TeeUnavailable:
+        pass  # straight to rcl; a recording cannot start either (it needs the same library)
     delivery.bind(publish, reset_error)
     return deliver_all
 
@@ -97,7 +106,7 @@ class BatchPublisher:
         if not all(hasattr(pub.handle, "pointer") for pubs, _ in self._streams for pub in pubs):
             self._kernel = None  # an rclpy without the rcl handle's address: publish through rclpy
         if self._kernel is None:
-            self._raw = [(pub.handle.publish_raw, store[i]) for pubs, store in self._streams
+            self._raw = [(raw_publisher(pub), store[i]) for pubs, store in self._streams
                          for i, pub in enumerate(pubs)]
             return
         count = sum(store.shape[0] for _, store in self._streams)

@@ -27,6 +27,7 @@ from mvsim_ros.ros.publishing.serialized import SerializedBatch
 from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.core.rotations import yaw_quaternions_xyzw
 from mvsim_ros.core.schedule import DUE_TOLERANCE_S, Periodic, next_grid_time
+from mvsim_ros.ros.node.recording import raw_publisher
 
 #: MVSim's marker namespaces (rviz configs written for MVSim select them by name).
 CHASSIS_NAMESPACE = "mvsim.chassis_shape"
@@ -168,7 +169,7 @@ class ChassisPublisher:
             if np.array_equal(poses, last):
                 continue
             batch.fill(poses)
-            pub.handle.publish_raw(batch.row(0))
+            raw_publisher(pub)(batch.row(0))
             self._steered[index] = (vehicle, pub, wheels, batch, poses)
 
     def _state(self, vehicle: int, wheels: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ from mvsim_ros.runtime.fast_path.fields import empty_buffers
 from mvsim_ros.runtime.fast_path.sinks import ClockSink, StreamSink, VehicleSink, no_clock
 from mvsim_ros.runtime.fast_path.vehicle_values import VehicleMotion, vehicle_values
 from mvsim_ros.sensors.suite import WORLD_HOST
+from mvsim_ros.ros.node.recording import raw_publisher
 
 #: Diagonal of the 6x6 pose/twist covariances (x, y, z, roll, pitch, yaw): planar motion is known well,
 #: z/roll/pitch are unobserved (large variance), as planar odometry sources usually report.
@@ -188,7 +189,7 @@ class SimPublishers:
         self._clock = node.create_publisher(Clock, "/clock", reliable()) if clock else None
         # Serialized messages go straight to the middleware handle (skipping the per-call type dispatch of
         # Publisher.publish); the node owns these publishers for its whole life, so the handles stay valid.
-        self._collision_raw = [pub.handle.publish_raw for pub in self._collision]
+        self._collision_raw = [raw_publisher(pub) for pub in self._collision]
         self._odom_timer = Periodic.at_rate(self.rates.odometry_hz)
         self._clock_timer = Periodic.at_rate(self.rates.clock_hz if clock else 0.0)
         self._clock_published: float | None = None  # the simulated time [s] last sent on /clock
@@ -246,7 +247,7 @@ class SimPublishers:
         self._node = node
         self._clock_batch: BatchPublisher | None = None  # /clock for the fast path (stream_sink), built there
         if self._clock is not None:
-            self._clock_raw = self._clock.handle.publish_raw
+            self._clock_raw = raw_publisher(self._clock)
             self._clock_msg = SerializedBatch(Clock(clock=zero_time), ["clock.sec", "clock.nanosec"], 1)
             self._clock_values = np.zeros((1, 2))
         self._bool_bytes = {flag: serialize_message(Bool(data=flag)) for flag in (False, True)}

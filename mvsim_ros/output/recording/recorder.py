@@ -1,0 +1,245 @@
+"""Recording a run into one MCAP file: channels by topic, messages from the tee, a writer thread, a clean close.
+
+Messages reach the file two ways, both through the tee (tee.c), so that they share one chunk and one order:
+- the compiled fast path (and every batch publisher) delivers through `tee_library.deliver_address()`, which
+  records each message delivered on a watched handle;
+- a front end that publishes from Python calls `record(handle, bytes, time)`.
+A handle is the front end's publisher (an address); `watch(handle, topic, type)` tells the recorder which topic and
+type it publishes, and whether that topic is recorded (`topics`: the topics to keep, shell-style patterns; empty:
+all). The log time of a message is its own stamp (see schemas.py), else the time the caller gives.
+
+The writer thread takes each chunk as it fills (and whatever is waiting every `flush_s` of wall time, so that a slow
+run reaches the disk as it goes), compresses it and writes it; `close()` writes the rest and the summary. Only one
+Recorder records at a time in a process (the tee is one per process).
+
+A write error (a full disk, a removed device) ends the recording, not the run: `error` holds one line saying so,
+`on_error` is called once with it, the chunks already written stay readable.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fnmatch
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from mvsim_ros.output.recording import tee_library
+from mvsim_ros.output.recording.mcap_file import COMPRESSIONS, McapFile
+from mvsim_ros.output.recording.schemas import MessageDefinitions, SchemaNotFound, STAMP_NONE
+
+#: Bytes of Message records per chunk (4 MiB: the writer's cost per chunk spread over more messages; a slow run's
+#: chunks are written every FLUSH_S whatever their size).
+CHUNK_SIZE = 4 << 20
+#: Most bytes of sealed chunks waiting for the writer before publishing waits for it (nothing is dropped).
+QUEUE_LIMIT = 256 << 20
+#: Wall seconds after which the writer takes a chunk that is not yet full.
+FLUSH_S = 0.5
+
+_active_lock = threading.Lock()
+_active: "Recorder | None" = None
+
+
+def _yield_to_the_simulation() -> None:
+    """Run the calling thread only on otherwise idle CPU time (Linux SCHED_IDLE): compressing and writing chunks
+    must not take a core from the simulation's threads (a 2D scan split over two threads waits for the slower
+    one). It still runs whenever the simulation waits, and the simulation waits for it when chunks pile up
+    (QUEUE_LIMIT), so the file keeps up. Elsewhere the thread keeps its normal priority."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+
+
+class RecordingError(RuntimeError):
+    """A recording could not start (one line: what and why)."""
+
+
+@dataclass
+class _Schema:
+    """A message type's schema: its name ('pkg/msg/Type'), ros2msg text, stamp rule and id in the file (once
+    written)."""
+
+    name: str
+    text: bytes
+    stamp_rule: int
+    id: int = 0
+
+
+@dataclass(frozen=True)
+class _ChannelDefinition:
+    topic: str
+    schema: _Schema
+
+
+class Recorder:
+    """Records into the MCAP file `path` (created or replaced).
+
+    topics: shell-style patterns of the topics to record (absolute names, e.g. '/clock', '/*/odom'); empty: every
+    topic. compression: 'lz4' (default), 'zstd' or 'none'. definitions: where message definitions come from.
+    metadata: string pairs written as the MCAP metadata record 'mvsim'. RecordingError when the file cannot be
+    created or another Recorder is recording in this process.
+    """
+
+    def __init__(self, path: str | Path, topics: Iterable[str] = (), compression: str = "lz4",
+                 definitions: MessageDefinitions | None = None, metadata: dict[str, str] | None = None,
+                 on_error: Callable[[str], None] | None = None, chunk_size: int = CHUNK_SIZE):
+        global _active
+        if compression not in COMPRESSIONS:
+            raise RecordingError(f"record_compression: {compression!r} is not one of {', '.join(COMPRESSIONS)}")
+        self.path = Path(path)
+        self.topics = [t if t.startswith("/") else "/" + t for t in topics]
+        self.definitions = definitions if definitions is not None else MessageDefinitions()
+        self.on_error = on_error
+        #: One line when recording stopped on an error (None while all is well).
+        self.error: str | None = None
+        try:
+            self._tee = tee_library.tee()
+        except tee_library.TeeUnavailable as exc:
+            raise RecordingError(f"cannot record to '{self.path}': {exc}") from None
+        with _active_lock:
+            if _active is not None:
+                raise RecordingError(f"cannot record to '{self.path}': this process records to '{_active.path}'")
+            try:
+                self._stream = open(self.path, "wb")
+            except OSError as exc:
+                raise RecordingError(f"cannot record to '{self.path}': {exc.strerror or exc}") from None
+            _active = self
+        self._file = McapFile(self._stream, compression)
+        self._schemas: dict[str, _Schema] = {}  # by type name
+        self._channels: dict[tuple[str, str], int] = {}  # (topic, type) -> channel id
+        self._pending: list = []  # definitions (and writes) to make before the next chunk
+        self._lock = threading.Lock()
+        self._closed = False
+        if metadata:
+            self._pending.append(lambda: self._file.add_metadata("mvsim", metadata))
+        self._tee.mvsim_tee_start(chunk_size, QUEUE_LIMIT)
+        self._writer = threading.Thread(target=self._write_chunks, name="mcap-writer", daemon=True)
+        self._writer.start()
+
+    # -- what is recorded -------------------------------------------------------------------------------------
+    def wants(self, topic: str) -> bool:
+        """Whether `topic` (an absolute name) is recorded."""
+        return not self.topics or any(fnmatch.fnmatchcase(topic, pattern) for pattern in self.topics)
+
+    def channel(self, topic: str, type_name: str) -> tuple[int, int] | None:
+        """(channel id, stamp rule) of `topic` carrying `type_name` ('pkg/msg/Type'), registered on first use; None
+        when the topic is not recorded. SchemaNotFound when the type's definition cannot be found."""
+        if not self.wants(topic):
+            return None
+        with self._lock:
+            schema = self._schemas.get(type_name)
+            if schema is None:
+                schema = _Schema(type_name, self.definitions.schema(type_name).encode(),
+                                 self.definitions.stamp_rule(type_name))
+                self._schemas[type_name] = schema
+                self._pending.append(schema)
+            key = (topic, type_name)
+            if key not in self._channels:
+                self._channels[key] = len(self._channels) + 1  # the file numbers channels in the same order
+                self._pending.append(_ChannelDefinition(topic, schema))
+            return self._channels[key], schema.stamp_rule
+
+    def watch(self, handle: int, topic: str, type_name: str) -> bool:
+        """Record the messages delivered or `record`ed on `handle` (a publisher's address) as `topic`; returns
+        whether the topic is recorded (a handle of a topic not recorded is forgotten: it may be a new publisher
+        at the address of an old one)."""
+        if self.error is not None or self._closed:
+            return False
+        try:
+            found = self.channel(topic, type_name)
+        except SchemaNotFound as exc:
+            self._fail(f"recording stopped: {exc}")
+            return False
+        channel, rule = found if found is not None else (-1, STAMP_NONE)
+        self._tee.mvsim_tee_register(handle, channel, rule)
+        return found is not None
+
+    def record(self, handle: int, data: bytes, time_s: float) -> None:
+        """Record `data` (a serialized message) published on `handle` (watched) at simulated time `time_s` [s]
+        (its log time when its type has no stamp)."""
+        self._tee.mvsim_tee_record(handle, data, len(data), max(0, round(time_s * 1e9)))
+
+    def add_attachment(self, name: str, media_type: str, data: bytes) -> None:
+        """Attach a file (e.g. the world file) to the recording."""
+        with self._lock:
+            self._pending.append(lambda: self._file.add_attachment(name, media_type, data))
+
+    @property
+    def messages(self) -> int:
+        """Messages written to the file so far."""
+        return self._file.statistics.message_count
+
+    # -- writing ----------------------------------------------------------------------------------------------
+    def _write_pending(self) -> None:
+        """Write the schemas, channels, metadata and attachments registered since the last chunk."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for item in pending:
+            if isinstance(item, _Schema):
+                item.id = self._file.add_schema(item.name, "ros2msg", item.text)
+            elif isinstance(item, _ChannelDefinition):
+                self._file.add_channel(item.topic, item.schema.id, "cdr")
+            else:
+                item()
+
+    def _write_chunks(self) -> None:
+        """The writer thread: every chunk the tee seals, until the recording stops and nothing waits."""
+        _yield_to_the_simulation()
+        tee = self._tee
+        while True:
+            chunk = tee.mvsim_tee_take(int(FLUSH_S * 1000), 1)
+            if not chunk:
+                if self._closed:
+                    return
+                continue
+            try:
+                if self.error is None:
+                    self._write_chunk(chunk.contents)
+            except OSError as exc:
+                self._fail(f"recording to '{self.path}' stopped: {exc.strerror or exc} (the file holds the run up "
+                           f"to {self._file.statistics.message_end_time * 1e-9:.3f} s of simulated time)")
+            except Exception as exc:  # noqa: BLE001 (the writer must go on taking chunks, or publishing would wait)
+                self._fail(f"recording to '{self.path}' stopped: {type(exc).__name__}: {exc}")
+            finally:
+                tee.mvsim_tee_free(chunk)
+
+    def _write_chunk(self, chunk: tee_library.Chunk) -> None:
+        self._write_pending()
+        records = memoryview((ctypes.c_ubyte * chunk.records_length).from_address(chunk.records)).cast("B")
+        index = np.ctypeslib.as_array(ctypes.cast(chunk.index, ctypes.POINTER(ctypes.c_uint64)),
+                                      shape=(chunk.count, 3)).copy()
+        self._file.add_chunk(records, index, chunk.start_time, chunk.end_time)
+        self._stream.flush()
+
+    def _fail(self, message: str) -> None:
+        """Stop recording on an error: one line in `error`, `on_error` told once, publishing never waits."""
+        if self.error is not None:
+            return
+        self.error = message
+        self._tee.mvsim_tee_stop()
+        if self.on_error is not None:
+            self.on_error(message)
+
+    def close(self) -> None:
+        """Write what is left and the summary, close the file (once; safe from a signal handler's follow-up)."""
+        global _active
+        if self._closed:
+            return
+        self._closed = True
+        self._tee.mvsim_tee_stop()
+        self._writer.join()
+        try:
+            if self.error is None:
+                self._write_pending()
+                self._file.finish()
+            self._stream.close()
+        except OSError as exc:
+            self._fail(f"recording to '{self.path}' could not be completed: {exc.strerror or exc}")
+        finally:
+            with _active_lock:
+                _active = None

@@ -1,0 +1,15 @@
+"""`mvsim_report RUN.mcap`: a page (index.html and PNG figures) to look at a recorded run.
+
+- recording: one linear pass over the MCAP file (works on a file cut short), topics decoded only when asked;
+- reading: per-vehicle series (true and odometry paths, commands, collisions) and the occupancy grid;
+- rates: the topic table (count, mean rate over simulated time, periods, bytes, irregular rates);
+- plots: the figures (matplotlib, imported when drawing); page: the HTML; build: all of it into a folder.
+
+No ROS package is imported: messages are decoded from the schemas stored in the file (mcap_ros2).
+"""
+
+from mvsim_ros.report.build import Report, default_out_dir, write_report
+from mvsim_ros.report.reading import Run, read_run
+from mvsim_ros.report.recording import RecordingError
+
+__all__ = ["Report", "RecordingError", "Run", "default_out_dir", "read_run", "write_report"]

@@ -1,0 +1,61 @@
+"""Writing a report: read the recording, draw the figures, write index.html beside them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from mvsim_ros.report import page, plots
+from mvsim_ros.report.rates import TopicRate, topic_rates
+from mvsim_ros.report.reading import Run, read_run
+
+PATHS_IMAGE = "paths.png"
+
+
+@dataclass
+class Report:
+    """A written report: its page, the PNG files beside it, and what they were made from."""
+
+    index: Path
+    images: list[Path]
+    run: Run
+    rates: list[TopicRate]
+
+
+def default_out_dir(mcap_path: str | Path) -> Path:
+    """`RUN_report/` beside `RUN.mcap`."""
+    mcap_path = Path(mcap_path)
+    return mcap_path.with_name(mcap_path.stem + "_report")
+
+
+def _image_name(vehicle: str, taken: set[str]) -> str:
+    """A file name for a vehicle's figure: 'vehicle_<name>.png', only [A-Za-z0-9_-] kept, unique."""
+    stem = "vehicle_" + (re.sub(r"[^A-Za-z0-9_-]+", "_", vehicle).strip("_") or "unnamed")
+    name, k = stem + ".png", 2
+    while name in taken:
+        name, k = f"{stem}_{k}.png", k + 1
+    taken.add(name)
+    return name
+
+
+def write_report(mcap_path: str | Path, out_dir: str | Path | None = None) -> Report:
+    """Read the MCAP recording at `mcap_path` and write `index.html`, `paths.png` and one `vehicle_*.png` per
+    vehicle into `out_dir` (default: `default_out_dir`), created when missing.
+
+    Raises mvsim_ros.report.recording.RecordingError when the file is missing, unreadable or not MCAP.
+    """
+    run = read_run(mcap_path)
+    out = Path(out_dir) if out_dir is not None else default_out_dir(mcap_path)
+    out.mkdir(parents=True, exist_ok=True)
+    rates = topic_rates(run.recording)
+    images = [plots.paths_figure(out / PATHS_IMAGE, run)]
+    taken = {PATHS_IMAGE}
+    vehicle_images = {}
+    for name, vehicle in run.vehicles.items():
+        file_name = _image_name(name, taken)
+        images.append(plots.vehicle_figure(out / file_name, vehicle, run.duration_s))
+        vehicle_images[name] = file_name
+    index = out / "index.html"
+    index.write_text(page.render_page(run, rates, PATHS_IMAGE, vehicle_images), encoding="utf-8")
+    return Report(index, images, run, rates)

@@ -1,0 +1,182 @@
+"""The report's HTML page: one self-contained file (inline CSS, no script, no external address) that shows the
+PNG figures written beside it by relative links; every name taken from the recording is escaped."""
+
+from __future__ import annotations
+
+from html import escape
+
+from mvsim_ros.report.rates import TopicRate, format_bytes, format_hz, format_period_ms
+from mvsim_ros.report.reading import Run, VehicleSeries
+
+#: Metadata record and key naming the world file the run simulated.
+WORLD_METADATA = ("mvsim", "world_file")
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; }
+h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f1f3f6; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.facts th { width: 12em; }
+.warn { background: #fff3cd; border: 1px solid #e0b400; padding: 0.6em 0.9em; margin: 0.8em 0; }
+tr.irregular td { background: #fff3cd; }
+img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+code { font-size: 0.95em; }
+.muted { color: #666; }
+"""
+
+
+def _num(value: str) -> str:
+    return f'<td class="num">{escape(value)}</td>'
+
+
+def _text(value: str) -> str:
+    return f"<td>{escape(value)}</td>"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _clip(text: str, most: int = 200) -> str:
+    """`text` cut to `most` characters (an ellipsis marks the cut)."""
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+def world_name(run: Run) -> str | None:
+    """The world file named by the 'mvsim' metadata record (key 'world_file'), or None."""
+    return run.recording.metadata_value(*WORLD_METADATA)
+
+
+def _world_attachments(run: Run) -> list[str]:
+    """Names of attachments that hold a world (XML by name or media type)."""
+    return [name for name, media, _ in run.recording.attachments
+            if name.lower().endswith(".xml") or "xml" in media.lower()]
+
+
+def _status(run: Run) -> str:
+    recording = run.recording
+    damaged = recording.damaged_chunks
+    if damaged:
+        return (f'<div class="warn">{damaged} damaged chunk{"s" if damaged != 1 else ""} skipped: their messages are '
+                f"missing from the figures and the table.</div>" + _closing(run))
+    return _closing(run)
+
+
+def _closing(run: Run) -> str:
+    recording = run.recording
+    if recording.complete and recording.has_summary:
+        return "<p>The recording is complete (footer and summary present).</p>"
+    if recording.complete:
+        return '<p class="muted">The recording is complete but has no summary section (not indexed).</p>'
+    lost = f"; {format_bytes(recording.unread_bytes)} after it not read" if recording.unread_bytes else ""
+    return (f'<div class="warn"><strong>The file was cut short</strong>: no summary and no footer, so the recorder '
+            f'did not close it (e.g. the process was killed). Everything up to the last complete record is shown '
+            f'({escape(recording.stop_reason)}{escape(lost)}).</div>')
+
+
+def _facts(run: Run) -> str:
+    recording = run.recording
+    rows = [("file", escape(recording.path.name)), ("size", escape(format_bytes(recording.file_bytes))),
+            ("simulated duration", f"{run.duration_s:.3f} s"), ("messages", str(recording.message_count)),
+            ("topics", str(len(recording.topics))), ("vehicles", str(len(run.vehicles)))]
+    world = world_name(run)
+    if world is not None:
+        rows.append(("world file", f"<code>{escape(world)}</code>"))
+    for name, values in recording.metadata:
+        pairs = [(key, value) for key, value in values.items() if (name, key) != WORLD_METADATA]
+        if pairs:
+            rows.append((f"metadata {escape(name)}", ", ".join(
+                f"{escape(key)} = <code>{escape(_clip(value))}</code>" for key, value in pairs)))
+    attached = _world_attachments(run)
+    if attached:
+        rows.append(("world attached", ", ".join(f"<code>{escape(name)}</code>" for name in attached)))
+    others = [name for name, _, _ in recording.attachments if name not in attached]
+    if others:
+        rows.append(("attachments", ", ".join(f"<code>{escape(name)}</code>" for name in others)))
+    if recording.profile or recording.library:
+        rows.append(("written by", escape(" / ".join(x for x in (recording.library, recording.profile) if x))))
+    if run.grid is not None:
+        width, height = run.grid.size_m
+        rows.append(("occupancy grid", f"{run.grid.cells.shape[1]} x {run.grid.cells.shape[0]} cells of "
+                     f"{run.grid.resolution:g} m ({width:g} m x {height:g} m)"))
+    body = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)
+    return f'<table class="facts">{body}</table>'
+
+
+def _vehicle_row(vehicle: VehicleSeries) -> str:
+    truth = vehicle.truth
+    max_speed = f"{float(abs(truth['v']).max()):.3g}" if truth is not None and len(truth) else "–"
+    topics = ", ".join(name for name, series in (("ground truth", truth), ("odom", vehicle.odom),
+                                                 ("cmd_vel", vehicle.cmd_vel), ("ackermann_cmd", vehicle.ackermann))
+                       if series is not None)
+    return ("<tr>" + _text(vehicle.name) + _text(topics) + _num(f"{vehicle.path_length():.2f}") + _num(max_speed)
+            + _num(str(len(vehicle.collisions))) + "</tr>")
+
+
+def _collision_table(vehicle: VehicleSeries) -> str:
+    if not vehicle.collisions:
+        return '<p class="muted">No collision.</p>'
+    rows = []
+    for span in vehicle.collisions:
+        where = f"({span.x:.2f}, {span.y:.2f})" if span.x is not None else "–"
+        end = _seconds(span.end) + (" (still in contact at the end)" if span.open else "")
+        rows.append("<tr>" + _num(_seconds(span.start)) + _num(end) + _num(_seconds(span.end - span.start))
+                    + _num(where) + "</tr>")
+    return ('<table class="collisions"><tr><th>start [s]</th><th>end [s]</th><th>duration [s]</th>'
+            '<th>position x, y [m]</th></tr>' + "".join(rows) + "</table>")
+
+
+def _rate_table(rates: list[TopicRate]) -> str:
+    rows = []
+    for rate in rates:
+        cls = ' class="irregular"' if rate.irregular else ""
+        rows.append(f"<tr{cls}>" + _text(rate.topic) + _text(rate.type_name) + _num(str(rate.count))
+                    + _num(format_hz(rate.rate_hz)) + _num(format_period_ms(rate.min_period_s))
+                    + _num(format_period_ms(rate.max_period_s)) + _num(format_bytes(rate.total_bytes))
+                    + _text(("irregular: " + rate.irregular) if rate.irregular else "") + "</tr>")
+    return ('<table class="rates"><tr><th>topic</th><th>type</th><th>messages</th><th>mean rate [Hz]</th>'
+            '<th>min period [ms]</th><th>max period [ms]</th><th>bytes</th><th>note</th></tr>'
+            + "".join(rows) + "</table>")
+
+
+def _decode_error(run: Run, topic: str) -> str:
+    """A list item: why a topic the report reads was not (wholly) decoded."""
+    recording = run.recording
+    failed = recording.decode_failures.get(topic)
+    count = f"{failed} of {len(recording.topics[topic].times)} messages failed, " if failed else ""
+    return f"<li><code>{escape(topic)}</code>: {escape(count + recording.decode_errors[topic])}</li>"
+
+
+def render_page(run: Run, rates: list[TopicRate], paths_image: str, vehicle_images: dict[str, str]) -> str:
+    """The page as HTML text; `paths_image` and `vehicle_images` (vehicle name -> file) are relative links."""
+    recording = run.recording
+    title = f"Run report: {recording.path.name}"
+    parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>",
+             f"<style>{CSS}</style></head><body>", f"<h1>{escape(title)}</h1>", _status(run), _facts(run),
+             "<h2>Paths</h2>",
+             '<p>Solid: true path (<code>base_pose_ground_truth</code>, map frame); dashed: wheel odometry '
+             '(<code>odom</code>, its own frame); circle: start, square: end; red x: collision.</p>',
+             f'<img class="paths" src="{escape(paths_image)}" alt="paths of the vehicles">']
+    if run.vehicles:
+        parts += ["<h2>Vehicles</h2>",
+                  '<table class="vehicles"><tr><th>vehicle</th><th>recorded</th><th>path length [m]</th>'
+                  "<th>max |speed| [m/s]</th><th>collisions</th></tr>",
+                  *(_vehicle_row(vehicle) for vehicle in run.vehicles.values()), "</table>"]
+    for name, vehicle in run.vehicles.items():
+        parts += [f"<h3>{escape(name)}</h3>"]
+        if name in vehicle_images:
+            parts.append(f'<img class="vehicle" src="{escape(vehicle_images[name])}" '
+                         f'alt="{escape(name)}: speed and yaw rate against the commands">')
+        parts.append(_collision_table(vehicle))
+    parts += ["<h2>Topics</h2>",
+              "<p>Rates in Hz of simulated time: (messages - 1) / (last - first log time); a row is flagged when a "
+              "period is far from the median one (commands and collision flags come on events: not flagged).</p>",
+              _rate_table(rates)]
+    if recording.decode_errors:
+        parts += ["<h2>Not decoded</h2><ul>", *(_decode_error(run, topic) for topic in sorted(recording.decode_errors)),
+                  "</ul>"]
+    parts.append("</body></html>\n")
+    return "\n".join(parts)

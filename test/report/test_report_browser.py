@@ -1,0 +1,46 @@
+"""The report page in headless Chromium (file:// URL): every image loads and the topic table lists the topics."""
+
+from __future__ import annotations
+
+import pytest
+from report_fixtures import CircleRun, circle_recording
+
+from mvsim_ros.report import write_report
+
+
+def test_page_shows_the_images_and_the_topic_table(tmp_path):
+    import browser_support
+
+    reason = browser_support.browser_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    path = tmp_path / "run.mcap"
+    circle_recording(path, CircleRun(vehicles={"veh1/": (1.0, 0.5, 0.0), "veh2/": (0.8, -0.4, 3.0)}))
+    report = write_report(path)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=browser_support.CHROMIUM, headless=True,
+                                             args=browser_support.CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport=browser_support.VIEWPORT)
+            errors = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("requestfailed", lambda request: errors.append(f"failed: {request.url}"))
+            page.goto(report.index.as_uri())
+            page.wait_for_load_state("load")
+            images = page.evaluate("Array.from(document.images).map(i => [i.getAttribute('src'), i.complete, "
+                                   "i.naturalWidth, i.naturalHeight])")
+            topics = page.evaluate("Array.from(document.querySelectorAll('table.rates tr td:first-child'))"
+                                   ".map(td => td.textContent)")
+            rate_of = page.evaluate("Object.fromEntries(Array.from(document.querySelectorAll('table.rates tr'))"
+                                    ".slice(1).map(tr => [tr.cells[0].textContent, tr.cells[3].textContent]))")
+            heading = page.evaluate("document.querySelector('h1').textContent")
+        finally:
+            browser.close()
+    assert errors == []
+    assert [src for src, *_ in images] == ["paths.png", "vehicle_veh1.png", "vehicle_veh2.png"]
+    assert all(complete and width > 0 and height > 0 for _, complete, width, height in images), images
+    assert topics == sorted(rate.topic for rate in report.rates)
+    assert {"/simul_map", "/veh1/base_pose_ground_truth", "/veh2/odom", "/veh2/scan"} <= set(topics)
+    assert rate_of["/veh1/base_pose_ground_truth"] == "50.0" and rate_of["/veh2/odom"] == "25.0"
+    assert heading == "Run report: run.mcap"
