@@ -56,6 +56,8 @@ def parser() -> argparse.ArgumentParser:
                    help="what recording (record:=FILE.mcap) costs the node: 1 and 10 robots with lidars, or --world")
     p.add_argument("--compression", choices=("lz4", "zstd", "none"), default="lz4",
                    help="--record: chunk compression of the recording")
+    p.add_argument("--gym", action="store_true",
+                   help="Gymnasium environments: env steps per second of one env and a vector of 8 (needs gymnasium)")
     p.add_argument("--scan-cost", action="store_true",
                    help="only the cost of one 181-ray 70 m 2D lidar scan on maps of 50^2, 200^2 and 800^2 cells")
     p.add_argument("--edits", action="store_true",
@@ -76,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         from mvsim_ros.bench import edits
 
         edits.report(edits.measure_edits(args.blocks, args.rounds), args.blocks, out=_out)
+    elif args.gym:
+        from mvsim_ros.bench.gym_steps import gym_table
+
+        gym_table(args.seconds, args.repeat, out=_out)
     elif args.record:
         from mvsim_ros.bench.node import world_row
         from mvsim_ros.bench.recording import DEFAULT_ROWS, record_table

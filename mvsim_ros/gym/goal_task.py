@@ -1,0 +1,103 @@
+"""Reach a goal pose: reward the progress toward it, a bonus on arrival, a penalty on collision."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from mvsim_ros.gym.free_space import corridor_clear
+from mvsim_ros.gym.task import as_pose, relative_pose, relative_space
+
+#: Observation key of the goal seen from the vehicle.
+GOAL_KEY = "goal"
+#: Random goals tried before giving up on finding a free one.
+GOAL_TRIES = 200
+
+
+class GoalReach:
+    """Drive to a goal pose (x, y, yaw) [m, m, rad] in the world frame.
+
+    goal: a fixed goal, or None for one drawn at each reset from the env's generator: at a distance in
+    `goal_distance` [m] from the start, in any direction, with any heading, reachable in a straight line (no body
+    within `clearance` [m] of the way, see free_space.corridor_clear). reset(options={'goal': (x, y[, yaw])})
+    sets the episode's goal.
+    Arrival: within `tolerance` [m] of the goal (and within `yaw_tolerance` [rad] of its heading, unless None).
+    Reward per step: progress_weight * (distance before - distance after) [m] - step_penalty, + arrival_bonus on
+    arrival, - collision_penalty on a collision. Terminates on arrival, and on a collision when end_on_collision.
+    Observation 'goal': (dx, dy, dyaw), the goal in the vehicle frame [m, m, rad].
+    """
+
+    def __init__(self, goal=None, tolerance: float = 0.3, yaw_tolerance: float | None = None,
+                 goal_distance: tuple[float, float] = (1.5, 4.0), clearance: float = 0.4,
+                 arrival_bonus: float = 10.0, collision_penalty: float = 10.0, progress_weight: float = 1.0,
+                 step_penalty: float = 0.01, end_on_collision: bool = True):
+        self.fixed_goal = None if goal is None else as_pose(goal, "goal")
+        self.tolerance, self.yaw_tolerance = float(tolerance), yaw_tolerance
+        self.goal_distance = (float(goal_distance[0]), float(goal_distance[1]))
+        self.clearance = float(clearance)
+        self.arrival_bonus, self.collision_penalty = float(arrival_bonus), float(collision_penalty)
+        self.progress_weight, self.step_penalty = float(progress_weight), float(step_penalty)
+        self.end_on_collision = end_on_collision
+        self.goal = (0.0, 0.0, 0.0)
+        self.distance = 0.0
+        self.arrived = False
+
+    def observation_spaces(self) -> dict[str, spaces.Space]:
+        """'goal': the relative goal (dx, dy, dyaw)."""
+        return {GOAL_KEY: relative_space()}
+
+    def reset(self, env: Any, rng: np.random.Generator, options: dict[str, Any]) -> None:
+        """The episode's goal: options['goal'], the fixed goal, or a free one drawn from `rng`."""
+        if options.get("goal") is not None:
+            self.goal = as_pose(options["goal"], "options['goal']")
+        elif self.fixed_goal is not None:
+            self.goal = self.fixed_goal
+        else:
+            self.goal = self.draw_goal(env, rng)
+        self.distance = self._distance(env)
+        self.arrived = False
+
+    def draw_goal(self, env: Any, rng: np.random.Generator) -> tuple[float, float, float]:
+        """A goal at a random distance and bearing from the vehicle, reachable in a straight line; RuntimeError
+        when none of GOAL_TRIES draws is."""
+        x, y, _ = env.pose.tolist()
+        low, high = self.goal_distance
+        for _ in range(GOAL_TRIES):
+            distance, bearing, heading = rng.uniform(low, high), rng.uniform(-math.pi, math.pi), \
+                rng.uniform(-math.pi, math.pi)
+            gx, gy = x + distance * math.cos(bearing), y + distance * math.sin(bearing)
+            if corridor_clear(env.sim, env.vehicle, (x, y), (gx, gy), self.clearance):
+                return gx, gy, heading
+        raise RuntimeError(f"no goal {low}-{high} m away from ({x:.2f}, {y:.2f}) is reachable in a straight line")
+
+    def _distance(self, env: Any) -> float:
+        x, y, _ = env.pose.tolist()
+        return math.hypot(self.goal[0] - x, self.goal[1] - y)
+
+    def observe(self, env: Any) -> dict[str, np.ndarray]:
+        """The goal in the vehicle frame."""
+        return {GOAL_KEY: np.array(relative_pose(env.pose, self.goal), dtype=np.float32)}
+
+    def reward(self, env: Any) -> float:
+        """Progress toward the goal, minus the step penalty, with the arrival bonus and the collision penalty."""
+        distance = self._distance(env)
+        progress, self.distance = self.distance - distance, distance
+        dyaw = relative_pose(env.pose, self.goal)[2]
+        self.arrived = distance <= self.tolerance and (self.yaw_tolerance is None or abs(dyaw) <= self.yaw_tolerance)
+        reward = self.progress_weight * progress - self.step_penalty
+        if self.arrived:
+            reward += self.arrival_bonus
+        if env.collided:
+            reward -= self.collision_penalty
+        return reward
+
+    def terminated(self, env: Any) -> bool:
+        """On arrival, or on a collision when end_on_collision."""
+        return self.arrived or (self.end_on_collision and env.collided)
+
+    def info(self, env: Any) -> dict[str, Any]:
+        """'goal' (x, y, yaw) [m, m, rad] (an array), 'distance_to_goal' [m], 'is_success' (arrived)."""
+        return {"goal": np.array(self.goal), "distance_to_goal": self.distance, "is_success": self.arrived}
