@@ -26,10 +26,10 @@ setup(
                       "mcap", "lz4", "zstandard"],
     # cameras and 3D lidars (OpenGL); local <visual> models' outlines; the browser viewer's server; the
     # benchmark's viewer case (drives Chromium); the comparison report's plots (mvsim_compare); the run report
-    # (mvsim_report); Gymnasium environments (mvsim_ros.gym)
+    # (mvsim_report); Gymnasium environments (mvsim_ros.gym); scenario sweeps on Ray (mvsim_sweep)
     extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"],
                     "bench": ["playwright"], "compare": ["matplotlib"], "report": ["mcap-ros2-support", "matplotlib"],
-                    "gym": ["gymnasium"]},
+                    "gym": ["gymnasium"], "sweep": ["ray", "pyarrow"]},
     # The viewer page, and three.js when `npm ci` put it in web/node_modules (tools/setup_env.sh does).
     package_data={"mvsim_ros.physics.box2d_native": ["shim.cpp"], "mvsim_ros.output.recording": ["tee.c"],
                   "mvsim_ros.viewer": ["web/*.html", "web/*.js", "web/*.css", "web/package*.json",
@@ -53,6 +53,7 @@ setup(
             "mvsim_car_dynamic_controller = mvsim_ros.tracking.nodes.dynamic_controller_node:main",
             "mvsim_compare = mvsim_ros.compare.cli:main",
             "mvsim_report = mvsim_ros.cli.report:main",
+            "mvsim_sweep = mvsim_ros.cli.sweep:main",
         ],
     },
 )

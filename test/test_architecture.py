@@ -25,7 +25,8 @@ PACKAGE = "mvsim_ros"
 
 #: Rank of each unit: a module may import units of lower rank (and its own unit).
 RANKS = {"core": 0, "world": 1, "physics": 2, "sensors": 3, "runtime": 4, "output": 5, "viewer": 5, "tracking": 5,
-         "ros": 6, "cli": 7, "tracking.nodes": 7, "compare": 7, "report": 6, "bench": 8, "gym": 5}
+         "ros": 6, "cli": 7, "tracking.nodes": 7, "compare": 7, "report": 6, "bench": 8, "gym": 5,
+         "sweep": 5}
 #: (importing unit, imported unit) pairs of the same rank that may import each other's modules.
 SIBLINGS_ALLOWED: frozenset[tuple[str, str]] = frozenset()
 #: Top-level ROS packages (besides every *_msgs, *_srvs and *_interfaces package).
@@ -375,7 +376,7 @@ def test_the_checks_find_each_kind_of_violation(toy):
 #: real-time factor, paths).
 BENCH_SHARED = {"vehicles", "node", "node_process", "paths", "node_rtf"}
 #: Benchmark case modules: imported by the command line only.
-BENCH_CASES = {"physics", "sensors", "viewer", "edits", "recording", "gym_steps"}
+BENCH_CASES = {"physics", "sensors", "viewer", "edits", "recording", "gym_steps", "sweep_throughput"}
 
 
 def test_bench_cases_import_only_the_shared_modules():

@@ -43,7 +43,7 @@ def test_bare_measurement_has_no_publishing_figure():
                                   ["--terrain"], ["--sensors"], ["--node", "--world", "w.xml", "--vehicles", "2"],
                                   ["--scan-cost"], ["--edits", "--blocks", "10", "--rounds", "2"],
                                   ["--record", "--compression", "zstd"], ["--record", "--world", "w.xml"],
-                                  ["--gym", "--seconds", "1"],
+                                  ["--gym", "--seconds", "1"], ["--sweep", "--repeat", "1"],
                                   ["--browser-nice", "0", "--repeat", "1", "--seconds", "0.5", "--dt", "0.01"]])
 def test_command_line_options_parse(argv):
     args = parser().parse_args(argv)
@@ -57,5 +57,5 @@ def test_help_runs(capsys):
     text = capsys.readouterr().out
     for option in ("--kind", "--robots", "--seconds", "--dt", "--no-ros", "--sensors", "--viewer", "--browser-nice",
                    "--terrain", "--node", "--world", "--vehicles", "--scan-cost", "--edits", "--blocks", "--rounds",
-                   "--repeat", "--record", "--compression", "--gym"):
+                   "--repeat", "--record", "--compression", "--gym", "--sweep"):
         assert option in text

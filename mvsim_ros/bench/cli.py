@@ -58,6 +58,8 @@ def parser() -> argparse.ArgumentParser:
                    help="--record: chunk compression of the recording")
     p.add_argument("--gym", action="store_true",
                    help="Gymnasium environments: env steps per second of one env and a vector of 8 (needs gymnasium)")
+    p.add_argument("--sweep", action="store_true",
+                   help="scenario sweeps on Ray: 40 runs with 1 and 2 local workers (needs ray and pyarrow)")
     p.add_argument("--scan-cost", action="store_true",
                    help="only the cost of one 181-ray 70 m 2D lidar scan on maps of 50^2, 200^2 and 800^2 cells")
     p.add_argument("--edits", action="store_true",
@@ -78,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         from mvsim_ros.bench import edits
 
         edits.report(edits.measure_edits(args.blocks, args.rounds), args.blocks, out=_out)
+    elif args.sweep:
+        from mvsim_ros.bench.sweep_throughput import sweep_table
+
+        sweep_table(args.repeat, out=_out)
     elif args.gym:
         from mvsim_ros.bench.gym_steps import gym_table
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -40,13 +40,15 @@ from mvsim_ros.world.xml.xml_tree import XmlNode, parse_xml_bytes
 
 
 def load_world(path: str | Path, random_seed: int = 0, allow_shell: bool = False,
-               limits: LoadLimits = DEFAULT_LIMITS) -> WorldSpec:
+               limits: LoadLimits = DEFAULT_LIMITS, variables: Mapping[str, str] | None = None) -> WorldSpec:
     """Load a world file. Raises WorldFileError (naming file, line, tag) on any problem.
 
     random_seed: seed of the generator behind rand()/randn() in $f{} expressions (same seed, same world).
     allow_shell: allow $(command) substitutions (off by default: a world file must not run programs).
     limits: the budgets of this load (limits.py), counted over the world file and everything it includes or names;
     going over one is a WorldFileError naming it.
+    variables: values of ${name} variables set from outside (as text): they win over the world's own <variable>
+    definitions of the same name (e.g. a parameter sweep setting a world's ${ROBOT_SPEED}).
     """
     try:
         path = Path(path).resolve()
@@ -57,7 +59,7 @@ def load_world(path: str | Path, random_seed: int = 0, allow_shell: bool = False
     if not found:
         raise WorldFileError("world file not found", file=str(path))
     with budget_scope(LoadBudget(limits)), stack_headroom(limits):
-        return _build(lambda: load_file_tree(path), str(path), random_seed, allow_shell)
+        return _build(lambda: load_file_tree(path), str(path), random_seed, allow_shell, variables)
 
 
 def load_world_string(text: str, file: str = "<string>", random_seed: int = 0, allow_shell: bool = False,
@@ -206,13 +208,14 @@ class _WorldBuilder:
         return world
 
 
-def _build(read: Callable[[], XmlNode], file: str, random_seed: int, allow_shell: bool) -> WorldSpec:
+def _build(read: Callable[[], XmlNode], file: str, random_seed: int, allow_shell: bool,
+           variables: Mapping[str, str] | None = None) -> WorldSpec:
     """The world whose root element `read` returns, expanded and built within the active load budget.
 
     Memory errors and stack exhaustion inside the load (beyond what the budget foresaw) become WorldFileErrors
     too: a load raises nothing else."""
     try:
-        return _build_from(read(), file, random_seed, allow_shell)
+        return _build_from(read(), file, random_seed, allow_shell, variables)
     except RecursionError:
         raise WorldFileError("the world file nests elements too deeply for the Python stack (lower the "
                              "load_max_nesting_depth parameter)", file=file) from None
@@ -220,12 +223,15 @@ def _build(read: Callable[[], XmlNode], file: str, random_seed: int, allow_shell
         raise WorldFileError("out of memory while loading the world (lower the load_* limits)", file=file) from None
 
 
-def _build_from(raw_root: XmlNode, file: str, random_seed: int, allow_shell: bool) -> WorldSpec:
+def _build_from(raw_root: XmlNode, file: str, random_seed: int, allow_shell: bool,
+                variables: Mapping[str, str] | None = None) -> WorldSpec:
     if raw_root.tag != "mvsim_world":
         raise fail(raw_root, f"the root element must be <mvsim_world>, found <{raw_root.tag}>")
     _check_version(raw_root)
-    preprocessor = Preprocessor(rng=np.random.default_rng(random_seed), allow_shell=allow_shell)
-    root = preprocessor.expand(raw_root, {}, (file,))
+    given = {str(k): str(v) for k, v in (variables or {}).items()}
+    preprocessor = Preprocessor(rng=np.random.default_rng(random_seed), allow_shell=allow_shell,
+                                fixed=frozenset(given))
+    root = preprocessor.expand(raw_root, dict(given), (file,))
     builder = _WorldBuilder(file, preprocessor, root)
     builder.world.warnings.extend(preprocessor.warnings)  # file-reading warnings (MVSim leniencies), first
     for node in root.children:

@@ -77,6 +77,9 @@ class Preprocessor:
     allow_shell: bool = False
     budget: LoadBudget = field(default_factory=active_budget)
     warnings: list[str] = field(default_factory=list)
+    #: Variables set from outside the world (load_world's `variables`): the world's <variable> does not redefine
+    #: them.
+    fixed: frozenset[str] = frozenset()
     _depth: int = field(default=0, init=False, repr=False)
     _loop_depth: int = field(default=0, init=False, repr=False)  # <for> loops being run around this point
     _documents: dict[str, XmlDocument] = field(default_factory=dict, init=False, repr=False)
@@ -208,7 +211,8 @@ class Preprocessor:
                     name = child.attrib.get("name", "").strip()
                     if not name or "value" not in child.attrib:
                         raise fail(child, "expected attributes name=\"...\" and value=\"...\"")
-                    variables[name] = self.substitute(child.attrib["value"], variables, child)
+                    if name not in self.fixed:
+                        variables[name] = self.substitute(child.attrib["value"], variables, child)
                 elif child.tag == "include":
                     out.extend(self._include(child, variables, chain))
                 elif child.tag == "for":
