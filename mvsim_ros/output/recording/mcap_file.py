@@ -102,22 +102,17 @@ class McapFile:
 
     def add_metadata(self, name: str, data: dict[str, str]) -> None:
         """Write a Metadata record (string pairs), indexed in the summary."""
-        builder = RecordBuilder()
-        Metadata(name=name, metadata=dict(data)).write(builder)
-        record = builder.end()
-        self._metadata_indexes.append(MetadataIndex(offset=self.stream.tell(), length=len(record), name=name))
-        self.stream.write(record)
+        offset = self._write_records([Metadata(name=name, metadata=dict(data))])
+        self._metadata_indexes.append(MetadataIndex(offset=offset, length=self.stream.tell() - offset, name=name))
         self.statistics.metadata_count += 1
 
     def add_attachment(self, name: str, media_type: str, data: bytes, time_ns: int = 0) -> None:
         """Write an Attachment record (e.g. the world file), indexed in the summary."""
-        builder = RecordBuilder()
-        Attachment(create_time=time_ns, log_time=time_ns, name=name, media_type=media_type, data=data).write(builder)
-        record = builder.end()
+        offset = self._write_records([Attachment(create_time=time_ns, log_time=time_ns, name=name,
+                                                 media_type=media_type, data=data)])
         self._attachment_indexes.append(AttachmentIndex(
-            offset=self.stream.tell(), length=len(record), log_time=time_ns, create_time=time_ns,
+            offset=offset, length=self.stream.tell() - offset, log_time=time_ns, create_time=time_ns,
             data_size=len(data), name=name, media_type=media_type))
-        self.stream.write(record)
         self.statistics.attachment_count += 1
 
     def add_chunk(self, records, index: np.ndarray, start_ns: int, end_ns: int) -> None:

@@ -197,9 +197,13 @@ static int append(table_slot *slot, const uint8_t *data, size_t length, uint64_t
     return 0;
 }
 
-static void record_locked(uintptr_t handle, const uint8_t *data, size_t length, uint64_t fallback) {
+/* Record a message published on `handle`; the caller holds the lock. 0, or -1 when the handle is not registered
+ * or its topic is not recorded (a message that cannot be appended is counted in failures). */
+static int32_t record_locked(uintptr_t handle, const uint8_t *data, size_t length, uint64_t fallback) {
     table_slot *slot = find(handle, 0);
-    if (slot != NULL && slot->channel >= 0 && append(slot, data, length, fallback) != 0) failures++;
+    if (slot == NULL || slot->channel < 0) return -1;
+    if (append(slot, data, length, fallback) != 0) failures++;
+    return 0;
 }
 
 /* The delivery function the compiled code calls: deliver, then record what was delivered. */
@@ -222,11 +226,7 @@ EXPORT void mvsim_tee_set_target(deliver_fn function) { target = function; }
 EXPORT int32_t mvsim_tee_record(uintptr_t handle, const uint8_t *data, uint64_t length, uint64_t fallback) {
     int32_t result = 0;
     pthread_mutex_lock(&lock);
-    if (recording) {
-        table_slot *slot = find(handle, 0);
-        if (slot == NULL || slot->channel < 0) result = -1;
-        else if (append(slot, data, length, fallback) != 0) failures++;
-    }
+    if (recording) result = record_locked(handle, data, length, fallback);
     pthread_mutex_unlock(&lock);
     return result;
 }
