@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from mvsim_ros.sweep import results
-from mvsim_ros.sweep.run import METRICS, execute_run
-from mvsim_ros.sweep.spec import RunSpec, SweepSpec
+from mvsim_ros.sweep.run import execute_run, results_row
+from mvsim_ros.sweep.spec import SweepSpec
 
 #: Attempts Ray makes after a worker process or node died under a task.
 MAX_RETRIES = 3
@@ -32,12 +32,6 @@ class SweepOutcome:
     ran: int
     failed: int
     wall_seconds: float
-
-
-def _failed_row(run: RunSpec, reason: str) -> dict:
-    return {"run_id": run.run_id, "world": run.world, "seed": run.seed, **{f"param:{k}": v for k, v in run.parameters},
-            "status": "failed", "reason": reason[:500], **{m: math.nan for m in METRICS}, "sim_seconds": 0.0,
-            "wall_seconds": 0.0}
 
 
 class Progress:
@@ -90,7 +84,7 @@ def run_sweep(spec: SweepSpec, out: Path, address: str | None = None, workers: i
             try:
                 row = ray.get(ref)
             except Exception as exc:  # noqa: BLE001 (a task that died MAX_RETRIES + 1 times: its failed row)
-                row = _failed_row(run, f"{type(exc).__name__}: {' '.join(str(exc).split())}")
+                row = results_row(run, exc)
             results.write_row(out, row)
             failed += row["status"] != "ok"
             meter.update(row["status"] != "ok")

@@ -65,16 +65,24 @@ def _distance_to_path(x: float, y: float, reference: dict) -> float:
     return float(np.min(np.hypot(nearest[:, 0] - x, nearest[:, 1] - y)))
 
 
+def results_row(run: RunSpec, failure: BaseException | None = None) -> dict:
+    """A results row of `run` before it is measured: run_id, world, `param:<name>` columns, seed, status ('ok', or
+    'failed' with `failure` as its reason), the METRICS (NaN), simulated and wall seconds (0)."""
+    reason = "" if failure is None else f"{type(failure).__name__}: {' '.join(str(failure).split())}"[:500]
+    return {"run_id": run.run_id, "world": run.world, "seed": run.seed,
+            **{f"param:{k}": v for k, v in run.parameters}, "status": "ok" if failure is None else "failed",
+            "reason": reason, **{m: math.nan for m in METRICS}, "sim_seconds": 0.0, "wall_seconds": 0.0}
+
+
 def execute_run(run: RunSpec) -> dict:
-    """The run's results row: run_id, world, parameters, seed, status ('ok' or 'failed'), reason, the METRICS,
-    simulated and wall seconds. Never raises for a problem of the run itself (a failed row says what it was)."""
-    row = {"run_id": run.run_id, "world": run.world, "seed": run.seed, **{f"param:{k}": v for k, v in run.parameters},
-           "status": "ok", "reason": "", **{m: math.nan for m in METRICS}, "sim_seconds": 0.0, "wall_seconds": 0.0}
+    """The run's results row (results_row, measured). Never raises for a problem of the run itself (a failed row
+    says what it was)."""
+    row = results_row(run)
     start = time.perf_counter()
     try:
         _measure(run, row)
     except Exception as exc:  # noqa: BLE001 (a refused world, a diverged simulation, a driver error: a failed row)
-        row["status"], row["reason"] = "failed", f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500]
+        row = results_row(run, exc)
     row["wall_seconds"] = time.perf_counter() - start
     return row
 
