@@ -6,20 +6,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from mvsim_ros.core.package_share import package_share_directory
+
 #: The repository's `worlds/` folder (a source checkout).
 REPO_WORLDS = Path(__file__).resolve().parents[2] / "worlds"
 #: The `worlds/` folder setup.py installs into the environment's share directory.
 INSTALLED_WORLDS = Path(sys.prefix) / "share" / "mvsim_ros" / "worlds"
-
-
-def _ament_worlds() -> Path | None:
-    """The package's share directory's `worlds/` from the ament index, or None without one (a plain venv)."""
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        return Path(get_package_share_directory("mvsim_ros")) / "worlds"
-    except (ImportError, LookupError, ValueError, OSError):
-        return None
 
 
 def resolve_world(path: str | Path) -> Path:
@@ -33,9 +25,9 @@ def resolve_world(path: str | Path) -> Path:
         raise FileNotFoundError(f"world file not found: {given}")
     relative = given.relative_to("worlds") if given.parts[:1] == ("worlds",) else given
     folders = [REPO_WORLDS, INSTALLED_WORLDS]
-    ament = _ament_worlds()
-    if ament is not None:
-        folders.append(ament)
+    share = package_share_directory()
+    if share is not None:
+        folders.append(share / "worlds")
     for folder in folders:
         candidate = folder / relative
         if candidate.is_file():

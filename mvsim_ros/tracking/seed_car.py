@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mvsim_ros.core.package_share import package_share_directory
 from mvsim_ros.world import load_world_string
 from mvsim_ros.world.specs import WorldSpec
 from mvsim_ros.world.elements.vehicles import PACEJKA_SURFACES
@@ -22,12 +23,8 @@ def seed_car_world_path() -> Path:
     """The world file, from the source tree or the installed share directory (FileNotFoundError if neither)."""
     if SEED_CAR_WORLD.is_file():
         return SEED_CAR_WORLD
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        installed = Path(get_package_share_directory("mvsim_ros")) / "worlds" / SEED_CAR_WORLD.name
-    except Exception:  # noqa: BLE001 - no ament index (a plain pip install): only the source tree counts
-        installed = SEED_CAR_WORLD
+    share = package_share_directory()  # None without an ament index (a plain pip install): the source tree only
+    installed = share / "worlds" / SEED_CAR_WORLD.name if share is not None else SEED_CAR_WORLD
     if installed.is_file():
         return installed
     raise FileNotFoundError(f"cannot find {SEED_CAR_WORLD.name} (looked in {SEED_CAR_WORLD.parent})")

@@ -14,6 +14,7 @@ import time
 
 from rclpy.clock import Clock, ClockType
 
+from mvsim_ros.core.package_share import package_share_directory
 from mvsim_ros.physics import Simulation, box2d_native
 from mvsim_ros.output.ground_truth_files import GroundTruthFiles
 from mvsim_ros.ros.node.entity_reuse import EntityReuse
@@ -345,7 +346,7 @@ def resolve_world_file(path: str) -> str:
     directory."""
     candidates = [path]
     if not os.path.isabs(path) and not os.path.exists(path):
-        share = _package_share_directory()
+        share = package_share_directory()
         if share is not None:
             candidates.append(os.path.join(share, path))
     for candidate in candidates:
@@ -355,13 +356,3 @@ def resolve_world_file(path: str) -> str:
             return candidate
     looked = " or ".join(os.path.abspath(c) for c in candidates)
     raise WorldFileError(f"world file not found (looked for {looked})", file=path)
-
-
-def _package_share_directory() -> str | None:
-    """This package's share directory from the ament index, or None without an index (e.g. a plain venv)."""
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        return get_package_share_directory("mvsim_ros")
-    except (ImportError, LookupError, ValueError, OSError):  # no index (AMENT_PREFIX_PATH unset) or not installed
-        return None

@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from mvsim_ros.core.package_share import package_share_directory
 from mvsim_ros.ros.node.parameters import ParameterError, ParamSpec, coerce
 from mvsim_ros.ros.node.signals import Interrupted, StopSignals
 
@@ -145,15 +146,9 @@ def load_world_file(path: str):
     from mvsim_ros.world import WorldFileError, load_world
 
     path = path.strip()
-    if not os.path.isabs(path) and not os.path.exists(path):
-        try:
-            from ament_index_python.packages import get_package_share_directory
-
-            shared = os.path.join(get_package_share_directory("mvsim_ros"), path)
-            if os.path.exists(shared):
-                path = shared
-        except Exception:  # noqa: BLE001 - no ament index here: the path stays as given
-            pass
+    share = package_share_directory() if not os.path.isabs(path) and not os.path.exists(path) else None
+    if share is not None and (share / path).exists():  # without an ament index the path stays as given
+        path = str(share / path)
     try:
         return load_world(path)
     except WorldFileError as error:
