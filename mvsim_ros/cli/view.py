@@ -261,7 +261,8 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point (``mvsim_view``); returns the exit status (2: a bad command line)."""
+    """Console entry point (``mvsim_view``); returns the exit status (2: a bad command line, or a world, viewer
+    port or recording path that stops the start, said in one line)."""
     parser = _parser()
     args = parser.parse_args(argv)
     _check_args(parser, args)
@@ -275,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         spec = load_world(args.world)
     except WorldFileError as exc:
         print(f"mvsim_view: error: {exc}", file=sys.stderr)
-        return 1
+        return 2
 
     from mvsim_ros.viewer.link import ViewerLink
     from mvsim_ros.viewer.server import PortInUseError
@@ -285,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         runner = ViewRunner(spec, args.realtime_factor)
     except ValueError as exc:
         print(f"mvsim_view: error: {exc}", file=sys.stderr)
-        return 1
+        return 2
     for note in list(runner.sim.warnings) + list(runner.sensors.warnings):
         _warn(note)
     server = ViewerServerProcess(host=args.host, port=args.port, rate_hz=args.rate, allowed_origins=args.allow_origin,
@@ -294,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         server.start()
     except PortInUseError as exc:
         print(f"mvsim_view: error: {exc}".replace("viewer_port", "--port"), file=sys.stderr)
-        return 1
+        return 2
     link = ViewerLink(server, runner, warn=_warn)
 
     stop = threading.Event()
@@ -321,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run_recorded(args: argparse.Namespace) -> int:
     """--record: the world runs in the simulator node (mvsim_ros.ros.record_run.private_node), which publishes and
     records every message and serves the same viewer page, until Ctrl-C, SIGTERM or --seconds; the file is then
-    closed with its summary. Start errors (world, recording path) are one line and exit status 1."""
+    closed with its summary. Start errors (world, recording path) are one line and exit status 2."""
     from mvsim_ros.ros.node.process import startup_errors, startup_failure_text
     from mvsim_ros.ros.record_run import private_node
 
@@ -343,7 +344,7 @@ def _run_recorded(args: argparse.Namespace) -> int:
                 executor.spin_once(timeout_sec=MAX_SLEEP)
     except startup_errors() as exc:
         print(f"mvsim_view: error: {startup_failure_text(exc)}", file=sys.stderr)
-        return 1
+        return 2
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

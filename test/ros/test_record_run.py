@@ -3,6 +3,7 @@ ground truth drives the circle of radius v/w commanded, and it equals the same r
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -54,3 +55,53 @@ def test_only_the_topics_asked_for_are_recorded(tmp_path):
         summary = make_reader(stream).get_summary()
     assert sorted(c.topic for c in summary.channels.values()) == ["/r1/odom", "/r2/odom"]
     assert all(n == 51 for n in summary.statistics.channel_message_counts.values())  # 50 Hz over [0, 1] s
+
+
+def test_a_private_run_is_heard_and_driven_by_no_other_participant(tmp_path):
+    """A listener with ordinary discovery on the private node's own domain, and one on the tests' domain, hear no
+    /clock; the cmd_vel they publish neither reaches r1 nor the recording. The domain draw leaves the program's
+    seeded `random` as it was."""
+    import os
+    import random
+
+    import rclpy
+    from geometry_msgs.msg import Twist
+    from rclpy.executors import SingleThreadedExecutor
+    from rosgraph_msgs.msg import Clock
+
+    from mvsim_ros.ros.record_run import private_node
+
+    record = tmp_path / "private.mcap"
+    random.seed(1)
+    expected_draw = random.random()
+    random.seed(1)
+    parameters = {"world_file": str(WORLD), "record": str(record), "realtime_factor": 1.0, "status_period": 0.0}
+    with private_node(parameters) as (node, executor):
+        assert random.random() == expected_draw  # the seeded generator was not drawn from
+        domains = sorted({node.context.get_domain_id(), int(os.environ["ROS_DOMAIN_ID"])})
+        listeners, heard = [], []
+        for domain in domains:
+            context = rclpy.Context()
+            rclpy.init(context=context, domain_id=domain)
+            listener = rclpy.create_node(f"outsider_{domain}", context=context)
+            listener.create_subscription(Clock, "/clock", heard.append, 10)
+            drive = listener.create_publisher(Twist, "/r1/cmd_vel", 10)
+            outside = SingleThreadedExecutor(context=context)
+            outside.add_node(listener)
+            listeners.append((context, listener, drive, outside))
+        twist = Twist()
+        twist.linear.x = 0.5
+        end = time.monotonic() + 4.0
+        while time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.01)
+            for _, _, drive, outside in listeners:
+                drive.publish(twist)
+                outside.spin_once(timeout_sec=0.0)
+        r1 = node.sim.vehicle_index("r1")
+        moved = abs(float(node.sim.velocity[r1][0])) + abs(float(node.sim.velocity[r1][1]))
+        for context, listener, _, outside in listeners:
+            outside.shutdown()
+            listener.destroy_node()
+            rclpy.shutdown(context=context)
+    assert heard == [] and moved < 1e-3
+    assert messages(record, "/clock") and messages(record, "/r1/cmd_vel") == []

@@ -12,17 +12,12 @@ readers (mcap-ros2-support's and the rosbags library's):
 
 from __future__ import annotations
 
-import io
-import os
 import signal
-import struct
 import subprocess
 import time
-import zlib
 from collections import defaultdict
 from pathlib import Path
 
-import lz4.frame
 import pytest
 import rclpy
 from geometry_msgs.msg import Twist
@@ -34,6 +29,7 @@ from sensor_msgs.msg import LaserScan
 from tf2_msgs.msg import TFMessage
 
 from dds_probe import ProbeNode, node_command, stop_process  # (dds_probe: a per-run ROS_DOMAIN_ID)
+from recording_support import whole_chunks
 
 REPO = Path(__file__).resolve().parents[2]
 WORLD = REPO / "worlds" / "demo_2robots.world.xml"
@@ -177,39 +173,6 @@ def test_the_demo_world_recorded_whole_at_full_speed(tmp_path):
         abs(last_odom.pose.pose.position.y - first_odom.pose.pose.position.y) > 0.1
 
 
-def whole_chunks(path: Path) -> tuple[list[list[tuple[int, int]]], dict[str, int], int]:
-    """Read an MCAP file record by record up to its end or its first cut record: the (channel, log time) of the
-    messages of each whole chunk (decompressed whole; its CRC checked where it has one), the channel ids by topic,
-    and the number of bytes after the last whole record."""
-    from mcap.data_stream import ReadDataStream
-    from mcap.records import Channel, Chunk
-
-    data = path.read_bytes()
-    assert data[:8] == b"\x89MCAP0\r\n"
-    at, chunks, channels = 8, [], {}
-    while at + 9 <= len(data):
-        opcode, length = struct.unpack_from("<BQ", data, at)
-        if at + 9 + length > len(data):
-            break
-        if opcode == 0x04:
-            channel = Channel.read(ReadDataStream(io.BytesIO(data[at + 9:at + 9 + length])))
-            channels.setdefault(channel.topic, channel.id)
-        if opcode == 0x06:
-            chunk = Chunk.read(ReadDataStream(io.BytesIO(data[at + 9:at + 9 + length])))
-            records = lz4.frame.decompress(chunk.data)
-            assert chunk.uncompressed_crc in (0, zlib.crc32(records)) and len(records) == chunk.uncompressed_size
-            messages, r = [], 0
-            while r < len(records):
-                op, n = struct.unpack_from("<BQ", records, r)
-                assert op == 0x05
-                channel, _, log_time = struct.unpack_from("<HIQ", records, r + 9)
-                messages.append((channel, log_time))
-                r += 9 + n
-            chunks.append(messages)
-        at += 9 + length
-    return chunks, channels, len(data) - at
-
-
 @pytest.mark.parametrize("stop", ["SIGKILL", "SIGTERM"])
 def test_a_recording_survives_the_end_of_its_process(tmp_path, stop):
     """SIGKILL: every chunk written before it reads back; SIGTERM: the file is complete (summary and footer)."""
@@ -246,11 +209,25 @@ def test_an_unwritable_recording_path_is_one_line(tmp_path):
     assert lines == [f"mvsim_node: cannot record to '{target}': No such file or directory"]
 
 
-def test_a_full_disk_ends_the_recording_not_the_run(tmp_path):
-    """/dev/full refuses every write (ENOSPC): one error line, and the simulation goes on publishing."""
-    if not os.path.exists("/dev/full"):
-        pytest.skip("no /dev/full on this system")
-    proc, log = start_node(tmp_path, "realtime_factor:=0.0", "record:=/dev/full")
+@pytest.fixture
+def small_disk(tmp_path):
+    """A folder on a 3 MiB file system of its own (tmpfs): writes past it fail with ENOSPC, as on a full disk."""
+    folder = tmp_path / "small_disk"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {mounted.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def test_a_full_disk_ends_the_recording_not_the_run(tmp_path, small_disk):
+    """A file system that fills up refuses the next write (ENOSPC): one error line, and the simulation goes on
+    publishing."""
+    target = small_disk / "run.mcap"
+    proc, log = start_node(tmp_path, "realtime_factor:=0.0", f"record:={target}")
     context = rclpy.Context()
     rclpy.init(context=context)
     probe = ProbeNode(context, "full_disk_probe")
@@ -265,5 +242,5 @@ def test_a_full_disk_ends_the_recording_not_the_run(tmp_path):
         probe.node.destroy_node()
         rclpy.shutdown(context=context)
         stop_process(proc)
-    errors = [line for line in log.read_text().splitlines() if "recording to '/dev/full' stopped" in line]
+    errors = [line for line in log.read_text().splitlines() if f"recording to '{target}' stopped" in line]
     assert len(errors) == 1 and "[ERROR]" in errors[0]

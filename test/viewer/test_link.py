@@ -303,22 +303,22 @@ def test_view_runs_at_the_realtime_factor(demo_spec):
     assert runner.sim.time == pytest.approx(2.0 * wall, abs=0.15)
 
 
-def test_view_broken_world_exits_1_without_traceback(tmp_path, capsys):
+def test_view_broken_world_exits_2_without_traceback(tmp_path, capsys):
     broken = tmp_path / "broken.world.xml"
     broken.write_text("<mvsim_world><vehicle name='x' class='nope'/></mvsim_world>")
-    assert view.main([str(broken), "--no-open", "--seconds", "0"]) == 1
+    assert view.main([str(broken), "--no-open", "--seconds", "0"]) == 2
     err = capsys.readouterr().err
     assert "broken.world.xml" in err and "Traceback" not in err
-    assert view.main([str(tmp_path / "absent.world.xml"), "--no-open"]) == 1
+    assert view.main([str(tmp_path / "absent.world.xml"), "--no-open"]) == 2
 
 
-def test_view_port_in_use_exits_1(capsys):
+def test_view_port_in_use_exits_2(capsys):
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
     try:
         port = taken.getsockname()[1]
-        assert view.main([str(DEMO_WORLD), "--port", str(port), "--no-open", "--seconds", "0"]) == 1
+        assert view.main([str(DEMO_WORLD), "--port", str(port), "--no-open", "--seconds", "0"]) == 2
     finally:
         taken.close()
     err = capsys.readouterr().err

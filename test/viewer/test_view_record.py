@@ -40,5 +40,5 @@ def test_a_viewer_run_is_recorded_at_its_real_time_factor(tmp_path):
 def test_a_recording_path_that_cannot_be_created_is_one_line(tmp_path):
     target = tmp_path / "missing" / "view.mcap"
     result = view("--record", str(target), "--seconds", "1")
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.strip() == f"mvsim_view: error: cannot record to '{target}': No such file or directory"

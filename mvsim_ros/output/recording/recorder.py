@@ -8,9 +8,14 @@ A handle is the front end's publisher (an address); `watch(handle, topic, type)`
 type it publishes, and whether that topic is recorded (`topics`: the topics to keep, shell-style patterns; empty:
 all). The log time of a message is its own stamp (see schemas.py), else the time the caller gives.
 
-The writer thread takes each chunk as it fills (and whatever is waiting every `flush_s` of wall time, so that a slow
-run reaches the disk as it goes), compresses it and writes it; `close()` writes the rest and the summary. Only one
+The writer thread takes each chunk as it fills (and whatever is waiting every FLUSH_S of wall time, so that a slow
+run reaches the disk as it goes), compresses it and writes it; `close()` writes the rest and the summary. The
+writer runs at the simulation's priority: the tee makes publishing wait whenever a chunk has waited longer than
+FLUSH_S for it, so the file follows the run within about a second of wall time also on a loaded machine. Only one
 Recorder records at a time in a process (the tee is one per process).
+
+The file is written beside its target until `claim()` (target.py): a run that fails to start leaves an existing
+file untouched.
 
 A write error (a full disk, a removed device) ends the recording, not the run: `error` holds one line saying so,
 `on_error` is called once with it, the chunks already written stay readable.
@@ -31,12 +36,16 @@ import numpy as np
 from mvsim_ros.output.recording import tee_library
 from mvsim_ros.output.recording.mcap_file import COMPRESSIONS, McapFile
 from mvsim_ros.output.recording.schemas import MessageDefinitions, SchemaNotFound, STAMP_NONE
+from mvsim_ros.output.recording.target import TargetError, check_target, claim, create_partial, discard
 
 #: Bytes of Message records per chunk (4 MiB: the writer's cost per chunk spread over more messages; a slow run's
 #: chunks are written every FLUSH_S whatever their size).
 CHUNK_SIZE = 4 << 20
-#: Most bytes of sealed chunks waiting for the writer before publishing waits for it (nothing is dropped).
+#: Most bytes of sealed chunks waiting for the writer before publishing waits for it (nothing is dropped); the
+#: environment variable MVSIM_RECORD_QUEUE_BYTES sets another limit (a smaller one bounds the memory a slow disk
+#: can take; 1 makes every chunk wait for the writer).
 QUEUE_LIMIT = 256 << 20
+QUEUE_LIMIT_ENV = "MVSIM_RECORD_QUEUE_BYTES"
 #: Wall seconds after which the writer takes a chunk that is not yet full.
 FLUSH_S = 0.5
 
@@ -44,15 +53,19 @@ _active_lock = threading.Lock()
 _active: "Recorder | None" = None
 
 
-def _yield_to_the_simulation() -> None:
-    """Run the calling thread only on otherwise idle CPU time (Linux SCHED_IDLE): compressing and writing chunks
-    must not take a core from the simulation's threads (a 2D scan split over two threads waits for the slower
-    one). It still runs whenever the simulation waits, and the simulation waits for it when chunks pile up
-    (QUEUE_LIMIT), so the file keeps up. Elsewhere the thread keeps its normal priority."""
+def queue_limit() -> int:
+    """The bytes of sealed chunks that may wait for the writer: MVSIM_RECORD_QUEUE_BYTES (a whole number >= 1) when
+    set, else QUEUE_LIMIT. RecordingError for a value that is not such a number."""
+    text = os.environ.get(QUEUE_LIMIT_ENV, "").strip()
+    if not text:
+        return QUEUE_LIMIT
     try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        pass
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise RecordingError(f"{QUEUE_LIMIT_ENV}={text[:40]!r}: must be a whole number of bytes >= 1")
+    return value
 
 
 class RecordingError(RuntimeError):
@@ -81,17 +94,34 @@ class Recorder:
 
     topics: shell-style patterns of the topics to record (absolute names, e.g. '/clock', '/*/odom'); empty: every
     topic. compression: 'lz4' (default), 'zstd' or 'none'. definitions: where message definitions come from.
-    metadata: string pairs written as the MCAP metadata record 'mvsim'. RecordingError when the file cannot be
-    created or another Recorder is recording in this process.
+    metadata: string pairs written as the MCAP metadata record 'mvsim'. follow_symlinks: a link at `path` is
+    followed (its file is replaced) instead of replaced by the recording. RecordingError (one line) when `path` is
+    a folder or a special file, its folder is missing, the partial file cannot be created, or another Recorder is
+    recording in this process. `note` holds one line for the log when `path` is a link.
+
+    The file is written beside `path` until `claim()`; `close()` without a claim deletes it and leaves `path` as it
+    was.
     """
 
     def __init__(self, path: str | Path, topics: Iterable[str] = (), compression: str = "lz4",
                  definitions: MessageDefinitions | None = None, metadata: dict[str, str] | None = None,
-                 on_error: Callable[[str], None] | None = None, chunk_size: int = CHUNK_SIZE):
+                 on_error: Callable[[str], None] | None = None, chunk_size: int = CHUNK_SIZE,
+                 follow_symlinks: bool = False):
         global _active
         if compression not in COMPRESSIONS:
             raise RecordingError(f"record_compression: {compression!r} is not one of {', '.join(COMPRESSIONS)}")
-        self.path = Path(path)
+        limit = queue_limit()
+        try:
+            self._target = check_target(path, follow_symlinks)
+        except TargetError as exc:
+            raise RecordingError(str(exc)) from None
+        #: Where the file ends up (a followed link's file).
+        self.path = self._target.path
+        #: One line for the log about the target (a link), or None.
+        self.note = self._target.note
+        #: Whether the file has been moved onto `path` (the run started).
+        self.claimed = False
+        self._keep_partial = False  # a claim that failed keeps its file where it is (the error names it)
         self.topics = [t if t.startswith("/") else "/" + t for t in topics]
         self.definitions = definitions if definitions is not None else MessageDefinitions()
         self.on_error = on_error
@@ -105,9 +135,9 @@ class Recorder:
             if _active is not None:
                 raise RecordingError(f"cannot record to '{self.path}': this process records to '{_active.path}'")
             try:
-                self._stream = open(self.path, "wb")
-            except OSError as exc:
-                raise RecordingError(f"cannot record to '{self.path}': {exc.strerror or exc}") from None
+                self._stream = create_partial(self._target)
+            except TargetError as exc:
+                raise RecordingError(str(exc)) from None
             _active = self
         self._file = McapFile(self._stream, compression)
         self._schemas: dict[str, _Schema] = {}  # by type name
@@ -117,7 +147,7 @@ class Recorder:
         self._closed = False
         if metadata:
             self._pending.append(lambda: self._file.add_metadata("mvsim", metadata))
-        self._tee.mvsim_tee_start(chunk_size, QUEUE_LIMIT)
+        self._tee.mvsim_tee_start(chunk_size, limit, round(FLUSH_S * 1e9))
         self._writer = threading.Thread(target=self._write_chunks, name="mcap-writer", daemon=True)
         self._writer.start()
 
@@ -144,10 +174,11 @@ class Recorder:
                 self._pending.append(_ChannelDefinition(topic, schema))
             return self._channels[key], schema.stamp_rule
 
-    def watch(self, handle: int, topic: str, type_name: str) -> bool:
+    def watch(self, handle: int, topic: str, type_name: str, stamped: bool = True) -> bool:
         """Record the messages delivered or `record`ed on `handle` (a publisher's address) as `topic`; returns
         whether the topic is recorded (a handle of a topic not recorded is forgotten: it may be a new publisher
-        at the address of an old one)."""
+        at the address of an old one). stamped: log each message at its own stamp where its type has one; False
+        logs it at the time given to `record` (messages received from others, whose stamps are theirs)."""
         if self.error is not None or self._closed:
             return False
         try:
@@ -156,6 +187,8 @@ class Recorder:
             self._fail(f"recording stopped: {exc}")
             return False
         channel, rule = found if found is not None else (-1, STAMP_NONE)
+        if not stamped:
+            rule = STAMP_NONE
         self._tee.mvsim_tee_register(handle, channel, rule)
         return found is not None
 
@@ -189,7 +222,6 @@ class Recorder:
 
     def _write_chunks(self) -> None:
         """The writer thread: every chunk the tee seals, until the recording stops and nothing waits."""
-        _yield_to_the_simulation()
         tee = self._tee
         while True:
             chunk = tee.mvsim_tee_take(int(FLUSH_S * 1000), 1)
@@ -225,8 +257,22 @@ class Recorder:
         if self.on_error is not None:
             self.on_error(message)
 
+    def claim(self) -> None:
+        """Move the file onto its target (`path`): call once the run has started. A failure ends the recording
+        (`error`, `on_error`) and keeps the partial file."""
+        if self.claimed or self._closed or self.error is not None:
+            return
+        try:
+            claim(self._target)
+        except TargetError as exc:
+            self._keep_partial = True
+            self._fail(str(exc))
+            return
+        self.claimed = True
+
     def close(self) -> None:
-        """Write what is left and the summary, close the file (once; safe from a signal handler's follow-up)."""
+        """Write what is left and the summary, close the file (once; safe from a signal handler's follow-up). A
+        recording never claimed is deleted: its run did not start."""
         global _active
         if self._closed:
             return
@@ -234,12 +280,14 @@ class Recorder:
         self._tee.mvsim_tee_stop()
         self._writer.join()
         try:
-            if self.error is None:
+            if self.error is None and self.claimed:
                 self._write_pending()
                 self._file.finish()
             self._stream.close()
         except OSError as exc:
             self._fail(f"recording to '{self.path}' could not be completed: {exc.strerror or exc}")
         finally:
+            if not self.claimed and not self._keep_partial:
+                discard(self._target)
             with _active_lock:
                 _active = None

@@ -9,11 +9,18 @@
  *
  * A chunk is sealed when its records pass the chunk size (or when the writer asks, mvsim_tee_take) and queued for
  * the writer thread, which compresses it and writes it with its message indexes (output/recording/mcap_file.py).
- * When more than the queue limit of bytes waits, the publishing thread waits for the writer: messages are never
- * dropped, the simulation slows instead.
+ * When more than the queue limit of bytes waits, or the oldest waiting chunk was sealed more than the lag limit of
+ * wall time ago, the publishing thread waits for the writer: messages are never dropped, the simulation slows
+ * instead, and the file stays within about the lag limit of the simulation.
  *
- * Thread safety: one mutex around the chunk being built, the handle table and the queue.
+ * The writer is a Python thread: it needs the GIL between its compressions and writes. A publishing thread that
+ * holds the GIL (the compiled steps run with it held) therefore lets go of it while it waits, and takes it back
+ * before it returns: the wait can never hold the writer up (see wait_for_room).
+ *
+ * Thread safety: one mutex around the chunk being built, the handle table and the queue. The GIL is never taken
+ * while the mutex is held.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -53,6 +60,7 @@ typedef struct chunk {
     uint64_t end_time;
     uint64_t records_capacity;
     uint64_t index_capacity;
+    uint64_t sealed_at;  /* CLOCK_MONOTONIC [ns] when it was queued */
     struct chunk *next;
 } chunk;
 
@@ -75,7 +83,32 @@ static table_slot table[TABLE_SLOTS];
 static chunk *building;
 static chunk *queue_head, *queue_tail;
 static uint64_t queue_bytes, queue_limit = 256u << 20, chunk_size = 1u << 20;
+static uint64_t lag_limit_ns = 500000000u;  /* longest wall time [ns] a sealed chunk waits before publishing waits */
 static uint64_t last_time, failures;
+
+static uint64_t monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+/* The GIL functions of the Python running this process, looked up once (all three, or none when the library is
+ * loaded by a program without Python). */
+typedef struct {
+    int (*held)(void);        /* PyGILState_Check: whether this thread holds the GIL */
+    void *(*release)(void);   /* PyEval_SaveThread */
+    void (*take)(void *);     /* PyEval_RestoreThread */
+} python_gil;
+
+static python_gil gil;
+static pthread_once_t gil_looked_up = PTHREAD_ONCE_INIT;
+
+static void look_up_gil(void) {
+    python_gil found = {(int (*)(void))dlsym(RTLD_DEFAULT, "PyGILState_Check"),
+                        (void *(*)(void))dlsym(RTLD_DEFAULT, "PyEval_SaveThread"),
+                        (void (*)(void *))dlsym(RTLD_DEFAULT, "PyEval_RestoreThread")};
+    if (found.held && found.release && found.take) gil = found;
+}
 
 static uint32_t slot_of(uintptr_t handle) {
     uint64_t h = (uint64_t)handle * 0x9E3779B97F4A7C15ull;
@@ -156,11 +189,40 @@ static int grow(void **p, uint64_t *capacity, uint64_t needed, size_t item) {
 static void seal(void) {
     if (building == NULL || building->count == 0) return;
     building->next = NULL;
+    building->sealed_at = monotonic_ns();
     if (queue_tail) queue_tail->next = building; else queue_head = building;
     queue_tail = building;
     queue_bytes += building->records_length;
     building = NULL;
     pthread_cond_signal(&queued);
+}
+
+/* Whether publishing must wait for the writer: too many bytes waiting, or the oldest chunk waiting too long. The
+ * caller holds the lock. */
+static int writer_behind(void) {
+    if (!recording || queue_head == NULL) return 0;
+    return queue_bytes > queue_limit || monotonic_ns() - queue_head->sealed_at > lag_limit_ns;
+}
+
+/* Wait until the writer has caught up (writer_behind); the caller holds the lock, which is released while waiting.
+ * A thread holding the GIL lets go of it first and takes it back after the mutex was released, so that neither
+ * the writer (which needs the GIL) nor a thread holding the GIL and wanting the mutex can be held up. */
+static void wait_for_room(void) {
+    pthread_once(&gil_looked_up, look_up_gil);
+    while (writer_behind()) {
+        void *python_thread = NULL;
+        if (gil.held != NULL && gil.held()) {
+            pthread_mutex_unlock(&lock);
+            python_thread = gil.release();
+            pthread_mutex_lock(&lock);
+        }
+        while (writer_behind()) pthread_cond_wait(&drained, &lock);
+        if (python_thread != NULL) {
+            pthread_mutex_unlock(&lock);
+            gil.take(python_thread);
+            pthread_mutex_lock(&lock);
+        }
+    }
 }
 
 /* Append one Message record; the caller holds the lock. 0, or -1 when memory ran out (counted in failures). */
@@ -192,7 +254,7 @@ static int append(table_slot *slot, const uint8_t *data, size_t length, uint64_t
     last_time = log_time;
     if (c->records_length >= chunk_size) {
         seal();
-        while (queue_bytes > queue_limit && recording) pthread_cond_wait(&drained, &lock);
+        wait_for_room();
     }
     return 0;
 }
@@ -248,11 +310,13 @@ EXPORT int32_t mvsim_tee_register(uintptr_t handle, int32_t channel, int32_t rul
     return result;
 }
 
-/* Start recording: chunks of about `size` bytes of records, at most `limit` bytes waiting for the writer. */
-EXPORT void mvsim_tee_start(uint64_t size, uint64_t limit) {
+/* Start recording: chunks of about `size` bytes of records, at most `limit` bytes waiting for the writer, none of
+ * them waiting longer than `lag_ns` of wall time [ns]. */
+EXPORT void mvsim_tee_start(uint64_t size, uint64_t limit, uint64_t lag_ns) {
     pthread_mutex_lock(&lock);
     chunk_size = size;
     queue_limit = limit;
+    lag_limit_ns = lag_ns;
     failures = 0;
     last_time = 0;
     __atomic_store_n(&recording, 1, __ATOMIC_RELAXED);

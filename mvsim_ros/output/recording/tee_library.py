@@ -78,7 +78,7 @@ def tee() -> ctypes.CDLL:
         "mvsim_tee_set_target": (None, [ptr]),
         "mvsim_tee_record": (i32, [ctypes.c_size_t, ctypes.c_char_p, u64, u64]),
         "mvsim_tee_register": (i32, [ctypes.c_size_t, i32, i32]),
-        "mvsim_tee_start": (None, [u64, u64]),
+        "mvsim_tee_start": (None, [u64, u64, u64]),
         "mvsim_tee_stop": (None, []),
         "mvsim_tee_take": (ctypes.POINTER(Chunk), [i32, i32]),
         "mvsim_tee_free": (None, [ctypes.POINTER(Chunk)]),

@@ -120,6 +120,8 @@ PARAMETERS: dict[str, ParamSpec] = {
                                     lambda v: None if v in ("lz4", "zstd", "none") else "must be lz4, zstd or none"),
     "log_period": ParamSpec(0.0, "[s] of simulated time between log rows; 0 = every step", _at_least(0.0)),
     "footprint_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: footprints of trains and articulated "
+    "record_follow_symlinks": ParamSpec(False, "when `record` names a symbolic link: true writes the file the link "
+                                        "points to; false (default) replaces the link itself with the recording"),
                                               "vehicles; 0 = off", _at_least(0.0)),
     "simul_objects_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: simul_objects markers of animated "
                                                   "blocks and actors; 0 = off", _at_least(0.0)),

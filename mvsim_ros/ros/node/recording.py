@@ -7,8 +7,9 @@
   them (what a subscriber receives, byte for byte). `raw_publisher(pub)` gives the byte-publishing function with the
   same recording, for code that publishes serialized bytes.
 - Subscriptions: commands and poses the node receives are recorded on their topic (serialized again from the
-  received message), logged at the simulated time they arrive.
-Log times are the messages' stamps (simulated time), else the simulated time at publication.
+  received message), logged at the simulated time they arrive, whatever stamp the sender wrote in them (a teleop
+  stamps wall time).
+Log times of published messages are their stamps (simulated time), else the simulated time at publication.
 """
 
 from __future__ import annotations
@@ -51,10 +52,12 @@ def fields_of(name: str) -> list[str]:
 
 
 def open_recorder(path: str, topics: list[str], compression: str, world_file: str,
-                  on_error: Callable[[str], None]) -> Recorder:
-    """A Recorder for the node (RecordingError, one line, when it cannot record), with the world file attached."""
+                  on_error: Callable[[str], None], follow_symlinks: bool = False) -> Recorder:
+    """A Recorder for the node (RecordingError, one line, when it cannot record), with the world file attached.
+    The file stays beside `path` until the node claims it (its run started)."""
     recorder = Recorder(path, topics, compression, MessageDefinitions(fields_of),
-                        metadata={"world_file": world_file, "simulator": "mvsim_ros"}, on_error=on_error)
+                        metadata={"world_file": world_file, "simulator": "mvsim_ros"}, on_error=on_error,
+                        follow_symlinks=follow_symlinks)
     try:
         with open(world_file, "rb") as world:
             recorder.add_attachment(world_file.rpartition("/")[2], "application/xml", world.read())
@@ -97,7 +100,7 @@ class NodeRecording:
         if key is None:
             key = _RECEIVED_KEYS_START + len(self._received_keys)
             self._received_keys[(topic, msg_type)] = key
-        if not self.recorder.watch(key, topic, type_name(msg_type)):
+        if not self.recorder.watch(key, topic, type_name(msg_type), stamped=False):
             return callback
         recorder, sim_time = self.recorder, self.sim_time
 

@@ -89,7 +89,7 @@ class MvsimNode(LeanEventsNode):
         if p["record"]:  # before the first publisher, so that the file holds every message
             self.recording = NodeRecording(
                 open_recorder(p["record"], p["record_topics"], p["record_compression"], os.path.abspath(world_file),
-                              on_error=self.get_logger().error),
+                              on_error=self.get_logger().error, follow_symlinks=p["record_follow_symlinks"]),
                 lambda: self.sim.time if self.sim is not None else 0.0)
         with self._stop.interruptible():  # a slow world load ends at once on a signal
             spec = load_world(world_file, random_seed=p["random_seed"],
@@ -147,7 +147,11 @@ class MvsimNode(LeanEventsNode):
             self.get_logger().info(f"/clock, odometry, ground truth, odom->base_link TF{scans} are published from "
                                    "the compiled steps")
         if self.recording is not None:
-            self.get_logger().info(f"recording the run into {p['record']} (closed with its summary at the end)")
+            recorder = self.recording.recorder
+            if recorder.note:
+                self.get_logger().warning(recorder.note)
+            self.get_logger().info(f"recording the run into {recorder.path} (in place once the run starts, closed "
+                                   "with its summary at the end)")
         if self.viewer is not None:
             self.get_logger().info(f"viewer: open {self.viewer.url} in a browser (W/A/S/D or arrows drive the "
                                    "selected vehicle, space stops)")
@@ -217,6 +221,8 @@ class MvsimNode(LeanEventsNode):
         something is due; then the status line and the viewer."""
         start = time.monotonic()
         runner = self.runner
+        if self.recording is not None and not self.recording.recorder.claimed:
+            self.recording.recorder.claim()  # the run has started: its file takes the place of the target
         if runner.paused:
             deadline = start + PAUSED_TICK_FRACTION * self._period
         else:  # at realtime_factor 0 the timer is due again at once; the executor serves what came in between
