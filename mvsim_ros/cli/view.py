@@ -287,7 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"mvsim_view: error: {exc}", file=sys.stderr)
         return 2
-    for note in list(runner.sim.warnings) + list(runner.sensors.warnings):
+    from mvsim_ros.physics import box2d_native
+
+    for note in [*spec.warnings, *runner.sim.warnings, *runner.sensors.warnings, *box2d_native.setting_warnings()]:
         _warn(note)
     server = ViewerServerProcess(host=args.host, port=args.port, rate_hz=args.rate, allowed_origins=args.allow_origin,
                                  token=new_token() if args.token else None)

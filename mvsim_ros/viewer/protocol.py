@@ -74,9 +74,11 @@ Page -> server (text, JSON)
 - ``{"type": "set_pose", "vehicle": str, "x": float, "y": float, "yaw": float}``: put a vehicle at a planar pose
   of the world frame [m, m, rad] with zero velocity, the same path as ``initialpose`` (a pose the simulation
   refuses, e.g. beyond the world bounds, is ignored with a warning).
-- ``{"type": "goal", "vehicle": str, "x": float, "y": float, "yaw": float}``: a navigation goal for a vehicle;
-  under ROS it is published as geometry_msgs/PoseStamped on ``goal_pose`` (frame ``map``), as rviz's "2D Goal
-  Pose" tool does; ``mvsim_view`` has no planner and only shows it.
+- ``{"type": "goal", "vehicle": str, "x": float, "y": float, "yaw": float}``: a navigation goal for the vehicle
+  named (the page sends the one selected); under ROS it is published as geometry_msgs/PoseStamped on that
+  vehicle's ``<veh>/goal_pose`` (frame ``map``; the same topic prefix as its ``cmd_vel``: ``r2/goal_pose`` with
+  several vehicles, ``goal_pose`` with one and no forced namespace), as rviz's "2D Goal Pose" tool does;
+  ``mvsim_view`` has no planner and only shows it.
 
   In both, ``vehicle`` must be a vehicle of the current scene, |x| and |y| at most MAX_COORD and |yaw| at most
   MAX_YAW; of those arriving together only the newest per vehicle is applied.

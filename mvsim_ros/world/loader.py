@@ -3,7 +3,8 @@
 Pipeline: safe XML parsing (xml_tree) -> includes, variables, loops, conditions and expressions (preprocess)
 -> one builder per element kind (vehicles, blocks, sensors, joints, elements, occupancy). Every problem raises
 one WorldFileError naming file, line and tag; nothing half-built escapes. Tags this simulator does not simulate
-yet are kept in the spec or reported as warnings with file:line, never ignored silently.
+yet are kept in the spec or reported as warnings with file:line, never ignored silently; the world's warnings
+are summed up per kind (warning_summary.py: the first few of each kind in full, then one line counting the rest).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from mvsim_ros.world.files.visual_models import parse_visual, unavailable_remote
 from mvsim_ros.world.params.world_tables import WORLD, WORLD_CLASS_DEF
 from mvsim_ros.world.spawn_catalog import SpawnCatalog
 from mvsim_ros.world.specs import SourceRef, WorldSpec
+from mvsim_ros.world.warning_summary import summarize_warnings
 from mvsim_ros.world.xml.budget import LoadBudget, budget_scope, stack_headroom
 from mvsim_ros.world.xml.limits import DEFAULT_LIMITS, LoadLimits
 from mvsim_ros.world.xml.param_reading import read_params
@@ -237,6 +239,7 @@ def _build_from(raw_root: XmlNode, file: str, random_seed: int, allow_shell: boo
     for node in root.children:
         builder.add(node)
     world = builder.finish()
+    world.warnings = summarize_warnings(world.warnings)
     world.catalog = SpawnCatalog(file, builder.vehicle_classes, builder.block_classes, _WorldBuilder,
                                  preprocessor.rng)
     return world

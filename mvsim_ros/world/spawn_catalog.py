@@ -21,6 +21,7 @@ from mvsim_ros.world.errors import WorldFileError
 from mvsim_ros.world.xml.limits import DEFAULT_LIMITS
 from mvsim_ros.world.xml.preprocess import Preprocessor
 from mvsim_ros.world.specs import BlockSpec, VehicleSpec
+from mvsim_ros.world.warning_summary import summarize_warnings
 from mvsim_ros.world.elements.vehicles import shown_name, topic_name_problem
 from mvsim_ros.world.xml.xml_tree import XmlNode, parse_xml_document
 
@@ -64,7 +65,7 @@ class SpawnCatalog:
 
         Raises ValueError for an unknown class (listing the valid ones), an empty name or a pose that is not
         finite or beyond the world bounds; WorldFileError if the class cannot be built. Build warnings are appended
-        to `warnings` when given."""
+        to `warnings` when given (summed up per kind, as the loader's)."""
         x, y, yaw = _checked_pose(x, y, yaw)
         if class_name in self._vehicle_classes:
             tag = "vehicle"
@@ -99,7 +100,7 @@ class SpawnCatalog:
             budget.add_file(len(data), (SPAWN_SOURCE, None, None))
             root = _single_root(data)
             if warnings is not None:
-                warnings.extend(root.parse_warnings)
+                warnings.extend(summarize_warnings(root.parse_warnings))
             if root.tag not in SPAWNABLE_TAGS:
                 raise WorldFileError(f"expected one <vehicle> or <block> element, found <{root.tag}>",
                                      file=SPAWN_SOURCE, line=root.line, tag=root.tag)
@@ -129,7 +130,7 @@ class SpawnCatalog:
             raise WorldFileError(f"expected one <vehicle> or <block> element, found <{expanded.tag}>",
                                  file=SPAWN_SOURCE, line=expanded.line, tag=expanded.tag)
         if warnings is not None:
-            warnings.extend(preprocessor.warnings + builder.world.warnings)
+            warnings.extend(summarize_warnings(preprocessor.warnings + builder.world.warnings))
         if isinstance(built[0], VehicleSpec):
             _check_sensor_names(built[0])
         return built[0]

@@ -1,10 +1,11 @@
 """The node's viewer (headless:=false) in real headless Chromium, the simulation read back over real DDS.
 
-The node runs the demo world in a subprocess with `viewer_port:=0` (it prints the address it took); an rclpy
-probe reads `/clock`, r1's ground truth and `goal_pose`. Holding W in the page drives r1 forward through the same
-path as cmd_vel, the Pause button stops `/clock`, Play starts it again; dragging on the ground with the "set pose"
-tool moves r1 there (as `initialpose` does), with the "goal" tool publishes a geometry_msgs/PoseStamped on
-`goal_pose` (frame `map`) as rviz's goal tool does; the page shows no console error.
+The node runs the demo world (r1, r2) in a subprocess with `viewer_port:=0` (it prints the address it took); an
+rclpy probe reads `/clock`, r1's ground truth and the goal topics `/goal_pose`, `/r1/goal_pose`, `/r2/goal_pose`.
+Holding W in the page drives r1 forward through the same path as cmd_vel, the Pause button stops `/clock`, Play
+starts it again; dragging on the ground with the "set pose" tool moves r1 there (as `initialpose` does), with the
+"goal" tool publishes a geometry_msgs/PoseStamped (frame `map`) on the selected vehicle's `<veh>/goal_pose` as
+rviz's goal tool does, and on no other vehicle's; the page shows no console error.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from rosgraph_msgs.msg import Clock
 from browser_support import DEMO_WORLD, BrowserPage, browser_skip_reason
 from dds_probe import ProbeNode, node_command, stop_process
 
+#: The goal topics of a one-vehicle world and of the demo world's two vehicles.
+GOAL_TOPICS = ("/goal_pose", "/r1/goal_pose", "/r2/goal_pose")
+
 pytestmark = pytest.mark.skipif(browser_skip_reason() is not None, reason=str(browser_skip_reason()))
 
 
@@ -33,10 +37,12 @@ class Probe(ProbeNode):
         super().__init__(context, "mvsim_viewer_probe")
         self.clock: list[float] = []
         self.truth: Odometry | None = None
-        self.goals: list[PoseStamped] = []
+        #: Goals received on each goal topic.
+        self.goals: dict[str, list[PoseStamped]] = {topic: [] for topic in GOAL_TOPICS}
         self.node.create_subscription(Clock, "/clock", self._on_clock, 50)
         self.node.create_subscription(Odometry, "/r1/base_pose_ground_truth", self._on_truth, 10)
-        self.node.create_subscription(PoseStamped, "/goal_pose", self.goals.append, 10)
+        for topic in GOAL_TOPICS:
+            self.node.create_subscription(PoseStamped, topic, self.goals[topic].append, 10)
 
     def _on_clock(self, msg: Clock) -> None:
         self.clock.append(msg.clock.sec + 1e-9 * msg.clock.nanosec)
@@ -157,18 +163,47 @@ def test_set_pose_by_mouse_moves_r1_as_initialpose_does(running):
     assert proc.poll() is None and page.errors == []
 
 
-def test_goal_by_mouse_is_published_on_goal_pose(running):
-    proc, probe, page, _ = running
-    probe.goals.clear()
-    goal = (-2.0, 3.0, 2.2)
-    drag_on_ground(page, "g", *goal)
-    assert probe.wait_for(lambda: probe.goals, timeout=10.0), "no PoseStamped on goal_pose"
-    msg = probe.goals[-1]
+def _check_goal(msg: PoseStamped, goal: tuple[float, float, float], sim_time: float) -> None:
+    """`msg` is the planar goal (x [m], y [m], yaw [rad]) in `map`, stamped near `sim_time` [s]."""
     assert msg.header.frame_id == "map"
     p, q = msg.pose.position, msg.pose.orientation
     assert (p.x, p.y, p.z) == pytest.approx((goal[0], goal[1], 0.0), abs=0.03)
     assert (q.x, q.y) == (0.0, 0.0) and q.z ** 2 + q.w ** 2 == pytest.approx(1.0)
     assert abs(math.remainder(2.0 * math.atan2(q.z, q.w) - goal[2], math.tau)) < 0.05
     stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-    assert abs(stamp - max(probe.clock)) < 2.0, "stamped with the simulated time"
-    assert len(probe.goals) == 1 and proc.poll() is None and page.errors == []
+    assert abs(stamp - sim_time) < 2.0, "stamped with the simulated time"
+
+
+def _goal_by_mouse(page, probe: Probe, vehicle: str, goal: tuple[float, float, float]) -> dict[str, list]:
+    """Select `vehicle` in the page, set `goal` with the goal tool; the goals received per topic."""
+    for received in probe.goals.values():
+        received.clear()
+    page.page.select_option("#vehicle", vehicle)
+    page.page.wait_for_function(f"window.mvsimViewer.selected === {vehicle!r}", timeout=5000)
+    drag_on_ground(page, "g", *goal)
+    assert probe.wait_for(lambda: probe.goals[f"/{vehicle}/goal_pose"], timeout=10.0), \
+        f"no PoseStamped on /{vehicle}/goal_pose: {({t: len(g) for t, g in probe.goals.items()})}"
+    probe.spin_for(0.5)  # anything sent elsewhere arrives too
+    return {topic: list(received) for topic, received in probe.goals.items()}
+
+
+def test_goal_by_mouse_is_published_on_the_selected_vehicles_goal_pose(running):
+    proc, probe, page, log_path = running
+    goal = (-2.0, 3.0, 2.2)
+    received = _goal_by_mouse(page, probe, "r1", goal)
+    assert len(received["/r1/goal_pose"]) == 1
+    assert received["/goal_pose"] == [] and received["/r2/goal_pose"] == []
+    _check_goal(received["/r1/goal_pose"][0], goal, max(probe.clock))
+    assert "r1: goal from the viewer" in log_path.read_text() and "published on /r1/goal_pose" in log_path.read_text()
+    assert proc.poll() is None and page.errors == []
+
+
+def test_a_goal_for_r2_goes_to_r2_goal_pose_only(running):
+    proc, probe, page, _ = running
+    goal = (1.5, -2.5, -1.0)
+    received = _goal_by_mouse(page, probe, "r2", goal)
+    assert len(received["/r2/goal_pose"]) == 1
+    assert received["/goal_pose"] == [] and received["/r1/goal_pose"] == [], "r1's goal and r2's are told apart"
+    _check_goal(received["/r2/goal_pose"][0], goal, max(probe.clock))
+    page.page.select_option("#vehicle", "r1")
+    assert proc.poll() is None and page.errors == []

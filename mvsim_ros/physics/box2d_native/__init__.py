@@ -9,13 +9,18 @@ objects through the shim's C functions, by address (`address(obj)`):
 `AVAILABLE` says whether the shim is built and loaded (`python -m mvsim_ros.physics.box2d_native.build`, run by the
 set-up script); `UNAVAILABLE_REASON` why not. Without it everything still works through pybox2d's Python API, only
 slower: the results are the same either way (the shim rounds to float32 as pybox2d does; tests compare both).
+
+The shim reads the environment variable MVSIM_SCAN_THREADS (1 or 2, see shim.cpp) and takes any other value as
+unset without a word; `setting_warnings()` says so in one line, for the node and mvsim_view to print.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import re
 import weakref
+from typing import Mapping
 
 import Box2D
 import numpy as np
@@ -34,6 +39,29 @@ mvb_world_step = types.ExternalFunction("mvb_world_step", types.int64(types.intp
 mvb_ray_scan = types.ExternalFunction("mvb_ray_scan", types.int64(types.intp, types.intp, types.float64, types.float64,
                                                                   _DOUBLES, types.int64, types.float64, _ADDRESSES,
                                                                   types.int64, _DOUBLES))
+
+
+#: The environment variable that sets how 2D lidar scans use threads, and the values the shim accepts.
+SCAN_THREADS_VARIABLE = "MVSIM_SCAN_THREADS"
+SCAN_THREADS_VALUES = {"1": "every 2D lidar scan on the simulation's thread",
+                       "2": "every scan of 64 beams or more split over two threads"}
+_C_INTEGER = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
+
+
+def setting_warnings(environ: Mapping[str, str] | None = None) -> list[str]:
+    """One warning line when MVSIM_SCAN_THREADS (in `environ`, os.environ by default) holds a value other than
+    1 or 2 (unset or empty say nothing): the variable, the value, the accepted values and what the shim does
+    with it (it reads the leading integer, as C's atoi: '2x' is 2, anything else is taken as unset)."""
+    text = (os.environ if environ is None else environ).get(SCAN_THREADS_VARIABLE, "")
+    if text in SCAN_THREADS_VALUES or text == "":
+        return []
+    found = _C_INTEGER.match(text)
+    read = str(int(found.group(1))) if found else ""
+    accepted = "; ".join(f"{value}: {meaning}" for value, meaning in SCAN_THREADS_VALUES.items())
+    done = (f"read as {read}" if read in SCAN_THREADS_VALUES else
+            "taken as unset: scans of 64 beams or more that cost over 40 µs are split on machines with two or "
+            "more cores")
+    return [f"{SCAN_THREADS_VARIABLE}={text[:40]!r} is not an accepted value ({accepted}; or unset); {done}"]
 
 
 def address(obj) -> int:

@@ -4,8 +4,9 @@ Commands typed in the page enter through the same checks as `cmd_vel` and `acker
 non-finite values dropped with a warning, limits clamped, the watchdog), and the run-state buttons do what the
 simulation_interfaces services do (pause, play, step while paused, reset to the start). "Set pose" in the page
 moves a vehicle as `initialpose` does (Simulation.set_vehicle_state, then the map -> odom refresh), and a goal set
-in the page is published as geometry_msgs/PoseStamped on `goal_pose` (frame `map`), as rviz's "2D Goal Pose" tool
-does. Which pages may connect:
+in the page for a vehicle is published as geometry_msgs/PoseStamped on that vehicle's `<veh>/goal_pose` (frame
+`map`; the prefix of its `cmd_vel`: `r2/goal_pose` with several vehicles, `goal_pose` with one and no forced
+namespace), as rviz's "2D Goal Pose" tool does. Which pages may connect:
 the viewer's own address, the origins of `viewer_allowed_origins`, and with `viewer_token` only those given the
 run's token (mvsim_ros/viewer/access.py).
 """
@@ -29,9 +30,15 @@ from mvsim_ros.viewer.throttle import LogThrottle
 
 #: Wall time [s] over which the real-time factor shown in the page is measured.
 RTF_WINDOW_S = 1.0
-#: Topic and frame of the goals set in the page (those of rviz's "2D Goal Pose" tool).
+#: Topic (after each vehicle's topic prefix) and frame of the goals set in the page (rviz's "2D Goal Pose" tool's).
 GOAL_TOPIC = "goal_pose"
 GOAL_FRAME = "map"
+
+
+def goal_topic(prefix: str) -> str:
+    """The goal topic of the vehicle whose topics carry `prefix` ('r2/' -> 'r2/goal_pose', '' -> 'goal_pose'),
+    relative as its cmd_vel is."""
+    return prefix + GOAL_TOPIC
 
 
 def goal_message(x: float, y: float, yaw: float, stamp_s: float) -> PoseStamped:
@@ -52,7 +59,10 @@ class NodeViewerHost:
 
     def __init__(self, node) -> None:
         self.node = node
-        self._goals = node.create_publisher(PoseStamped, GOAL_TOPIC, COMMAND_QOS)
+        #: Goal publisher of each vehicle topic prefix in use, made as the vehicles appear (not on the first goal:
+        #: a publisher made just before its message would reach no subscriber yet).
+        self._goals: dict[str, object] = {}
+        self._sync_goal_publishers()
         #: Bumped whenever the node's simulation is replaced (reset, spawn, delete): the pages reload the scene.
         self.scene_version = 0
         self._sim_id = id(node.sim)
@@ -68,7 +78,24 @@ class NodeViewerHost:
             self._sim_id = id(self.node.sim)
             self.scene_version += 1
             self._rate.restart(time.monotonic(), self.node.sim.time)
+            self._sync_goal_publishers()
         return self.node.sim
+
+    def _prefixes(self) -> list[str]:
+        """Topic prefix of each vehicle of the current session ([] while a session is being rebuilt)."""
+        session = self.node.session
+        return [] if session is None else list(session.prefixes)
+
+    def _sync_goal_publishers(self) -> None:
+        """A goal publisher for every vehicle of the current session; those of vehicles gone are destroyed."""
+        prefixes = self._prefixes()
+        if not prefixes and self.node.session is None:
+            return
+        for prefix in set(self._goals) - set(prefixes):
+            self.node.destroy_publisher(self._goals.pop(prefix))
+        for prefix in prefixes:
+            if prefix not in self._goals:
+                self._goals[prefix] = self.node.create_publisher(PoseStamped, goal_topic(prefix), COMMAND_QOS)
 
     @property
     def sensors(self):
@@ -105,10 +132,16 @@ class NodeViewerHost:
                                     f"y={y:.3f} m, yaw={yaw:.3f} rad")
 
     def goal(self, index: int, x: float, y: float, yaw: float) -> None:
-        """Publish a goal set in the page for vehicle `index` on GOAL_TOPIC (as rviz's goal tool does)."""
-        self._goals.publish(goal_message(x, y, yaw, self.sim.time))
-        self.node.get_logger().info(f"{self.sim.vehicle_names[index]}: goal from the viewer x={x:.3f} m, "
-                                    f"y={y:.3f} m, yaw={yaw:.3f} rad published on {GOAL_TOPIC}")
+        """Publish a goal set in the page for vehicle `index` (x [m], y [m], yaw [rad] in the map frame) on that
+        vehicle's goal topic (goal_topic of its prefix), as rviz's goal tool does."""
+        sim, prefixes = self.sim, self._prefixes()
+        if index >= len(prefixes):
+            return  # the session is being rebuilt
+        self._sync_goal_publishers()
+        topic = self.node.resolve_topic_name(goal_topic(prefixes[index]))
+        self._goals[prefixes[index]].publish(goal_message(x, y, yaw, sim.time))
+        self.node.get_logger().info(f"{sim.vehicle_names[index]}: goal from the viewer x={x:.3f} m, "
+                                    f"y={y:.3f} m, yaw={yaw:.3f} rad published on {topic}")
 
     def drive(self, index: int, v: float, w: float) -> None:
         """Forward speed v [m/s] and yaw rate w [rad/s] for vehicle `index`, checked as cmd_vel is."""

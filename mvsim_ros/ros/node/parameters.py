@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -22,6 +23,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from mvsim_ros.viewer.access import normalize_origins
+from mvsim_ros.world.warning_summary import SHOWN_PER_KIND, summary_line
 from mvsim_ros.world.xml.limits import DEFAULT_WORLD_LIMITS, WorldLimits, limit_meaning, limit_names
 
 
@@ -118,10 +120,10 @@ PARAMETERS: dict[str, ParamSpec] = {
                                    "string array; empty = every topic"),
     "record_compression": ParamSpec("lz4", "chunk compression of the recording: lz4, zstd or none",
                                     lambda v: None if v in ("lz4", "zstd", "none") else "must be lz4, zstd or none"),
-    "log_period": ParamSpec(0.0, "[s] of simulated time between log rows; 0 = every step", _at_least(0.0)),
-    "footprint_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: footprints of trains and articulated "
     "record_follow_symlinks": ParamSpec(False, "when `record` names a symbolic link: true writes the file the link "
                                         "points to; false (default) replaces the link itself with the recording"),
+    "log_period": ParamSpec(0.0, "[s] of simulated time between log rows; 0 = every step", _at_least(0.0)),
+    "footprint_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: footprints of trains and articulated "
                                               "vehicles; 0 = off", _at_least(0.0)),
     "simul_objects_publish_rate": ParamSpec(10.0, "[Hz] of simulated time: simul_objects markers of animated "
                                                   "blocks and actors; 0 = off", _at_least(0.0)),
@@ -219,22 +221,26 @@ _RCLPY_ON_DEMAND = ("qos_overrides.",)
 
 
 def unknown_parameter_warnings(given: Iterable[str], is_known: Callable[[str], bool]) -> list[str]:
-    """One warning text per parameter in `given` (names set on the command line or in a parameters file for this
-    node) that `is_known` rejects, naming the closest known parameter when one is close: such a value (a typo
-    such as `-p headles:=false`) would otherwise have no effect without a word."""
+    """Warning texts about the parameters in `given` (names set on the command line or in a parameters file for
+    this node) that `is_known` rejects: such a value (a typo such as `-p headles:=false`) would otherwise have no
+    effect without a word. The first SHOWN_PER_KIND (in name order) get one line each, naming the closest known
+    parameter when one is close; the others one line together with their count and some of their names."""
+    unknown = [name for name in sorted(set(given)) if not is_known(name) and not name.startswith(_RCLPY_ON_DEMAND)]
     known = [*PARAMETERS, "use_sim_time"]
     warnings = []
-    for name in sorted(set(given)):
-        if is_known(name) or name.startswith(_RCLPY_ON_DEMAND):
-            continue
+    for name in unknown[:SHOWN_PER_KIND]:
         close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
         hint = f"; did you mean '{close[0]}'?" if close else " (the node's parameters: docs/ros-interface.md)"
         warnings.append(f"unknown parameter '{name}' is ignored{hint}")
+    rest = unknown[SHOWN_PER_KIND:]
+    if rest:
+        warnings.append(summary_line("unknown parameters", Counter(rest), what="unknown parameters are ignored"))
     return warnings
 
 
 def warn_unknown_parameters(node: Node) -> list[str]:
-    """Log (and return) a warning for every parameter override of `node` that it did not declare."""
+    """Log (and return) the warnings about the parameter overrides of `node` that it did not declare
+    (unknown_parameter_warnings: a few lines however many there are)."""
     warnings = unknown_parameter_warnings(node._parameter_overrides, node.has_parameter)  # rclpy keeps no public view
     for text in warnings:
         node.get_logger().warning(text)

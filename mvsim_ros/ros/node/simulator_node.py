@@ -98,7 +98,7 @@ class MvsimNode(LeanEventsNode):
         self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
         self.runner = Runner(self.sim, p["realtime_factor"])
         self._stop.check()
-        for warning in spec.warnings + renamed + self.sim.warnings:
+        for warning in spec.warnings + renamed + self.sim.warnings + box2d_native.setting_warnings():
             self.get_logger().warning(warning)
         if not box2d_native.AVAILABLE:
             self.get_logger().warning(f"stepping without compiled batches (slower): {box2d_native.UNAVAILABLE_REASON}")
