@@ -1,45 +1,107 @@
-"""A sweep's results on disk: one Parquet file per finished run (`rows/<run_id>.parquet`, written whole then
-renamed, so a killed sweep never leaves half a row), the runs already there (to resume), and at the end all rows in
-`results.parquet`, a summary table (`summary.txt`) and plots (`plots/*.png`)."""
+"""A sweep's results on disk: one Parquet file per finished run (`rows/<run_id>.parquet`, written to a temporary
+file, synced and renamed over, so a killed sweep never leaves half a row), the runs already there (to resume: a
+row file that does not read back whole is not one of them), and at the end all rows in `results.parquet`, a
+summary table (`summary.txt`) and plots (`plots/*.png`)."""
 
 from __future__ import annotations
 
 import math
 import os
+import tempfile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mvsim_ros.sweep.errors import SweepError
 from mvsim_ros.sweep.run import METRICS
+
+#: Columns every row file has.
+ROW_COLUMNS = ("run_id", "world", "seed", "status", "reason", *METRICS, "sim_seconds", "wall_seconds")
 
 
 def rows_dir(out: Path) -> Path:
     return out / "rows"
 
 
+def prepare_out(out: Path) -> None:
+    """Make the results folder `out` (and its rows folder) and check that a file can be written there; SweepError
+    (one line) when `out` is not a folder or cannot be written."""
+    for folder in (out, rows_dir(out)):
+        if folder.exists() and not folder.is_dir():
+            raise SweepError(f"--out {out}: {folder} exists and is not a folder")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SweepError(f"--out {out}: cannot create {folder}: {exc.strerror or exc}") from None
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".write-test-", dir=rows_dir(out))
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        raise SweepError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+
+
+def read_row(path: Path) -> dict | None:
+    """The row in the row file `path`, or None when the file does not read back whole: a Parquet error, not one
+    row, a missing column, or a run id other than its name."""
+    try:
+        table = pq.read_table(path)
+    except (OSError, ValueError, pa.ArrowException):
+        return None
+    if table.num_rows != 1 or set(ROW_COLUMNS) - set(table.column_names):
+        return None
+    row = table.to_pylist()[0]
+    return row if row["run_id"] == path.stem else None
+
+
 def finished_ids(out: Path) -> set[str]:
-    """Ids of the runs with a row on disk (a resumed sweep skips them)."""
+    """Ids of the runs with a whole row on disk (a resumed sweep skips them)."""
     folder = rows_dir(out)
-    return {p.stem for p in folder.glob("*.parquet")} if folder.is_dir() else set()
+    return {p.stem for p in folder.glob("*.parquet") if read_row(p) is not None} if folder.is_dir() else set()
+
+
+def discard_broken(out: Path) -> list[Path]:
+    """Remove the row files that do not read back whole and the temporary files of writes cut short (their runs
+    are run again); returns the row files removed."""
+    folder = rows_dir(out)
+    if not folder.is_dir():
+        return []
+    for partial in folder.glob("*.tmp"):
+        partial.unlink(missing_ok=True)
+    broken = [p for p in sorted(folder.glob("*.parquet")) if read_row(p) is None]
+    for path in broken:
+        path.unlink(missing_ok=True)
+    return broken
 
 
 def write_row(out: Path, row: dict) -> Path:
-    """Write one run's row atomically; returns its file."""
+    """Write one run's row atomically (a temporary file, synced, renamed over the row file); returns its file."""
     folder = rows_dir(out)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{row['run_id']}.parquet"
     partial = path.with_suffix(f".{os.getpid()}.tmp")
-    pq.write_table(pa.Table.from_pylist([row]), partial)
-    partial.replace(path)
+    try:
+        with open(partial, "wb") as stream:
+            pq.write_table(pa.Table.from_pylist([row]), stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
     return path
 
 
 def read_rows(out: Path) -> list[dict]:
-    """Every row on disk, in run-id order."""
+    """Every row on disk, in run-id order; SweepError naming a row file that does not read back whole."""
     folder = rows_dir(out)
-    tables = [pq.read_table(p) for p in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
-    return [row for table in tables for row in table.to_pylist()]
+    rows = []
+    for path in sorted(folder.glob("*.parquet")) if folder.is_dir() else []:
+        row = read_row(path)
+        if row is None:
+            raise SweepError(f"{path}: not a whole row file (run the sweep again to redo its run)")
+        rows.append(row)
+    return rows
 
 
 def combine(out: Path) -> Path:

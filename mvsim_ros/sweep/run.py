@@ -65,10 +65,14 @@ def _distance_to_path(x: float, y: float, reference: dict) -> float:
     return float(np.min(np.hypot(nearest[:, 0] - x, nearest[:, 1] - y)))
 
 
-def results_row(run: RunSpec, failure: BaseException | None = None) -> dict:
+def results_row(run: RunSpec, failure: BaseException | str | None = None) -> dict:
     """A results row of `run` before it is measured: run_id, world, `param:<name>` columns, seed, status ('ok', or
-    'failed' with `failure` as its reason), the METRICS (NaN), simulated and wall seconds (0)."""
-    reason = "" if failure is None else f"{type(failure).__name__}: {' '.join(str(failure).split())}"[:500]
+    'failed' with `failure` as its reason: an exception, or the reason itself), the METRICS (NaN), simulated and
+    wall seconds (0)."""
+    if failure is None or isinstance(failure, str):
+        reason = failure or ""
+    else:
+        reason = f"{type(failure).__name__}: {' '.join(str(failure).split())}"[:500]
     return {"run_id": run.run_id, "world": run.world, "seed": run.seed,
             **{f"param:{k}": v for k, v in run.parameters}, "status": "ok" if failure is None else "failed",
             "reason": reason, **{m: math.nan for m in METRICS}, "sim_seconds": 0.0, "wall_seconds": 0.0}

@@ -16,9 +16,12 @@
     goal: [3.0, 2.0, 0.3]       # x, y [m], radius [m]: time_to_goal
     reference:                  # a path for path_error: {circle: [cx, cy, r]} or {polyline: [[x, y], ...]}
       circle: [0.0, 1.25, 1.25]
+    run_timeout: 600            # [s] of wall time a run may take before it fails as timed out
 
 Each run is (world, parameter values, seed); its id hashes those and the program, so a sweep resumed later
-recognises the runs it already has.
+recognises the runs it already has (run_timeout is not part of it). The file is read within the budgets of
+`safe_yaml`, and a sweep of more than MAX_RUNS runs is refused before any run is built (the count is the product of
+the numbers of worlds, of each parameter's values and of seeds).
 """
 
 from __future__ import annotations
@@ -26,19 +29,32 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from mvsim_ros.sweep.errors import SweepError
+from mvsim_ros.sweep.safe_yaml import YamlBudgetError, read_yaml
+
 #: Prefixes a parameter name may have, and what they set.
 PARAMETER_KINDS = {"world": "a ${variable} of the world file", "friction": "every vehicle's friction parameter",
                    "controller": "every vehicle's controller parameter",
                    "sensor": "every vehicle sensor's parameter of that name"}
+#: Most runs a sweep may have (worlds x parameter combinations x seeds); `mvsim_sweep --max-runs` changes it.
+MAX_RUNS = 100_000
+#: Default wall-time limit of one run [s].
+DEFAULT_RUN_TIMEOUT = 600.0
+#: Seeds and integer parameter values fit a signed 64-bit integer (a Parquet column).
+_INT_LIMIT = 1 << 63
+#: The sweep file's keys.
+KEYS = ("worlds", "vehicle", "seconds", "seeds", "parameters", "program", "control_period", "goal", "reference",
+        "run_timeout")
 
 
-class SweepFileError(ValueError):
+class SweepFileError(SweepError, ValueError):
     """The sweep file is missing, not YAML, or does not describe a sweep (one line: file and what is wrong)."""
 
 
@@ -67,9 +83,17 @@ class SweepSpec:
     parameters: dict[str, list[Any]]
     seeds: list[int]
     settings: dict
+    run_timeout: float = DEFAULT_RUN_TIMEOUT  # [s] of wall time per run
+    max_runs: int = MAX_RUNS
+
+    def run_count(self) -> int:
+        """The number of runs, computed from the axes' lengths (no run is built)."""
+        return len(self.worlds) * math.prod(len(v) for v in self.parameters.values()) * len(self.seeds)
 
     def runs(self) -> list[RunSpec]:
-        """Every run of the sweep: worlds x parameter combinations x seeds, in that order."""
+        """Every run of the sweep: worlds x parameter combinations x seeds, in that order; SweepFileError when
+        there are more than `max_runs`."""
+        _check_count(self.source, self.run_count(), self.max_runs)
         names = sorted(self.parameters)
         grid = list(itertools.product(*(self.parameters[n] for n in names))) or [()]
         return [RunSpec(world, tuple(zip(names, values)), seed, self.settings)
@@ -80,48 +104,87 @@ def _fail(path: Path, message: str) -> SweepFileError:
     return SweepFileError(f"{path}: {message}")
 
 
-def load_sweep(path: str | Path) -> SweepSpec:
-    """Read and check a sweep file; SweepFileError (one line) when it cannot be used."""
-    path = Path(path)
+def _check_count(path: Path, count: int, limit: int) -> None:
+    if count > limit:
+        raise _fail(path, f"{count} runs (worlds x parameter values x seeds), over the limit of {limit} runs")
+
+
+def _read(path: Path) -> dict:
+    """The file's YAML mapping (SweepFileError when unreadable, over a budget, not YAML or not a mapping)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
     except OSError as exc:
         raise _fail(path, exc.strerror or str(exc)) from None
-    except yaml.YAMLError as exc:
-        raise _fail(path, f"not YAML: {' '.join(str(exc).split())}") from None
+    except YamlBudgetError as exc:
+        raise _fail(path, f"refused: {exc}") from None
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+        raise _fail(path, f"not YAML: {' '.join(str(exc).split())}"[:300]) from None
     if not isinstance(data, dict):
         raise _fail(path, "expected a mapping with worlds, parameters, seeds, program")
-    known = {"worlds", "vehicle", "seconds", "seeds", "parameters", "program", "control_period", "goal", "reference"}
-    unknown = sorted(set(data) - known)
+    unknown = sorted(str(k) for k in set(data) - set(KEYS))
     if unknown:
-        raise _fail(path, f"unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        raise _fail(path, f"unknown key(s) {', '.join(unknown)[:200]} (known: {', '.join(sorted(KEYS))})")
+    return data
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -_INT_LIMIT < value < _INT_LIMIT
+
+
+def _is_path(value: Any) -> bool:
+    return isinstance(value, str) and value != "" and "\0" not in value
+
+
+def _check_values(path: Path, name: str, values: Any) -> None:
+    """A parameter's values: a non-empty list of numbers, of strings or of booleans (one Parquet column)."""
+    if not isinstance(values, list) or not values:
+        raise _fail(path, f"parameter {name!r}: expected a non-empty list of values")
+    kinds = {"number" if isinstance(v, float) or _is_int(v) else "boolean" if isinstance(v, bool)
+             else "string" if isinstance(v, str) else "other" for v in values}
+    if len(kinds) != 1 or "other" in kinds:
+        raise _fail(path, f"parameter {name!r}: expected a list of numbers, of strings or of booleans")
+
+
+def load_sweep(path: str | Path, max_runs: int = MAX_RUNS) -> SweepSpec:
+    """Read and check a sweep file; SweepFileError (one line) when it cannot be used or has more than `max_runs`
+    runs."""
+    path = Path(path)
+    data = _read(path)
     worlds = data.get("worlds")
-    if not isinstance(worlds, list) or not worlds or not all(isinstance(w, str) for w in worlds):
+    if not isinstance(worlds, list) or not worlds or not all(_is_path(w) for w in worlds):
         raise _fail(path, "worlds: expected a list of world files")
-    worlds = [str((path.parent / w).resolve()) if not Path(w).is_absolute() else w for w in worlds]
     parameters = data.get("parameters") or {}
     if not isinstance(parameters, dict):
         raise _fail(path, "parameters: expected a mapping of name -> list of values")
     for name, values in parameters.items():
         kind = str(name).partition(".")[0]
         if kind not in PARAMETER_KINDS or "." not in str(name):
-            raise _fail(path, f"parameter {name!r}: expected <kind>.<name>, kind one of {', '.join(PARAMETER_KINDS)}")
-        if not isinstance(values, list) or not values:
-            raise _fail(path, f"parameter {name!r}: expected a non-empty list of values")
+            raise _fail(path, f"parameter {str(name)[:100]!r}: expected <kind>.<name>, kind one of "
+                              f"{', '.join(PARAMETER_KINDS)}")
+        _check_values(path, str(name), values)
     seeds = data.get("seeds", 1)
-    if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1:
-        seeds = list(range(seeds))
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds):
-        raise _fail(path, "seeds: expected a count >= 1 or a list of seeds >= 0")
+    if not (_is_int(seeds) and seeds >= 1) and not (isinstance(seeds, list) and seeds and all(
+            _is_int(s) and s >= 0 for s in seeds)):
+        raise _fail(path, "seeds: expected a count >= 1 or a list of seeds >= 0 (below 2**63)")
+    seed_count = seeds if isinstance(seeds, int) else len(seeds)
+    _check_count(path, len(worlds) * math.prod(len(v) for v in parameters.values()) * seed_count, max_runs)
+    worlds = [str((path.parent / w).resolve()) if not Path(w).is_absolute() else w for w in worlds]
     settings = _settings(path, data)
-    return SweepSpec(path, worlds, {str(k): list(v) for k, v in parameters.items()}, seeds, settings)
+    return SweepSpec(path, worlds, {str(k): list(v) for k, v in parameters.items()},
+                     list(range(seeds)) if isinstance(seeds, int) else seeds, settings,
+                     _number(path, data, "run_timeout", DEFAULT_RUN_TIMEOUT), max_runs)
 
 
 def _number(path: Path, data: dict, key: str, default: float, low: float = 0.0) -> float:
+    """The finite number > `low` under `key` (`default` when absent)."""
     value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > low:
-        raise _fail(path, f"{key}: expected a number > {low:g}, got {value!r}")
-    return float(value)
+    try:
+        number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+    except OverflowError:
+        number = math.inf
+    if not (math.isfinite(number) and number > low):
+        raise _fail(path, f"{key}: expected a finite number > {low:g}, got {repr(value)[:40]}")
+    return number
 
 
 def _settings(path: Path, data: dict) -> dict:
