@@ -7,7 +7,7 @@ the partial file and leaves whatever was at the target as it was. After the clai
 for the rest of the run, so a process killed mid-run leaves its chunks there.
 
 Targets:
-- absent, or a regular file (replaced whole by the rename);
+- absent, or a regular file this process may write (replaced whole by the rename; a read-only file is refused);
 - a symbolic link: the link itself is replaced by the new file, and `note` says so, unless `follow_symlinks`, in
   which case the file the link resolves to is the target (and must itself be absent or a regular file);
 - anything else (a folder, a FIFO, a device such as /dev/null, a socket) is refused with one line: renaming onto
@@ -80,6 +80,8 @@ def check_target(path: str | Path, follow_symlinks: bool = False) -> Target:
         if kind is not None:
             raise TargetError(f"cannot record to '{final}': it is {kind}, not a regular file; name a file to create "
                               "or replace")
+        if not os.access(final, os.W_OK):  # a file made read-only is not replaced behind its owner's back
+            raise TargetError(f"cannot record to '{final}': Permission denied (the file is read-only)")
     return Target(final, final.parent / f".{final.name}.{os.getpid()}.partial", note)
 
 
