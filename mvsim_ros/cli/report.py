@@ -2,8 +2,8 @@
 
 Writes OUT_DIR/index.html (default OUT_DIR: ``RUN_report/`` beside the file) with the vehicles' paths over the
 map, speed and yaw rate against the commands, collisions and the topics' rates, and prints its path. Exit status:
-0 written; 2 when the file is missing, unreadable or not MCAP, or the output folder cannot be written (one line
-on stderr, no traceback).
+0 written; 2 when the file is missing, unreadable, not MCAP or over the reader's memory budget, or the output
+folder cannot be written (one line on stderr, no traceback).
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         print(f"mvsim_report: cannot write the report: {error.strerror or error}"
               f"{f' ({error.filename})' if error.filename else ''}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"mvsim_report: {args.recording}: out of memory while making the report", file=sys.stderr)
         return 2
     print(report.index)
     return 0

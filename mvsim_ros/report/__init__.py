@@ -3,7 +3,9 @@
 - recording: one linear pass over the MCAP file (works on a file cut short), topics decoded only when asked;
 - reading: per-vehicle series (true and odometry paths, commands, collisions) and the occupancy grid;
 - rates: the topic table (count, mean rate over simulated time, periods, bytes, irregular rates);
-- plots: the figures (matplotlib, imported when drawing); page: the HTML; build: all of it into a folder.
+- plots: the figures (matplotlib, imported when drawing); page: the HTML; build: all of it into a folder;
+- bounded: reading the file's bytes within a memory budget (declared sizes checked, chunks decompressed with a cap);
+- files: writing each output file by renaming a temporary one onto its name (a link there is replaced, not followed).
 
 No ROS package is imported: messages are decoded from the schemas stored in the file (mcap_ros2).
 """

@@ -1,4 +1,6 @@
-"""Writing a report: read the recording, draw the figures, write index.html beside them."""
+"""Writing a report: read the recording, draw the figures, write index.html beside them (each file written to a
+temporary file and renamed onto its name: a link at that name is replaced, not followed; see
+mvsim_ros.report.files)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mvsim_ros.report import page, plots
+from mvsim_ros.report.files import replace_text
 from mvsim_ros.report.rates import TopicRate, topic_rates
 from mvsim_ros.report.reading import Run, read_run
 
@@ -41,9 +44,11 @@ def _image_name(vehicle: str, taken: set[str]) -> str:
 
 def write_report(mcap_path: str | Path, out_dir: str | Path | None = None) -> Report:
     """Read the MCAP recording at `mcap_path` and write `index.html`, `paths.png` and one `vehicle_*.png` per
-    vehicle into `out_dir` (default: `default_out_dir`), created when missing.
+    vehicle into `out_dir` (default: `default_out_dir`), created when missing (a link to a folder is followed; a
+    link at a file's name is replaced by the file).
 
-    Raises mvsim_ros.report.recording.RecordingError when the file is missing, unreadable or not MCAP.
+    Raises mvsim_ros.report.recording.RecordingError when the file is missing, unreadable, not MCAP or over a
+    budget of the reader (see docs/report.md); OSError when the folder cannot be written.
     """
     run = read_run(mcap_path)
     out = Path(out_dir) if out_dir is not None else default_out_dir(mcap_path)
@@ -57,5 +62,5 @@ def write_report(mcap_path: str | Path, out_dir: str | Path | None = None) -> Re
         images.append(plots.vehicle_figure(out / file_name, vehicle, run.duration_s))
         vehicle_images[name] = file_name
     index = out / "index.html"
-    index.write_text(page.render_page(run, rates, PATHS_IMAGE, vehicle_images), encoding="utf-8")
+    replace_text(index, page.render_page(run, rates, PATHS_IMAGE, vehicle_images))
     return Report(index, images, run, rates)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from mvsim_ros.report.rates import TopicRate, format_bytes, format_hz, format_period_ms
-from mvsim_ros.report.reading import Run, VehicleSeries
+from mvsim_ros.report.reading import VALUE_BOUND, Run, VehicleSeries
 
 #: Metadata record and key naming the world file the run simulated.
 WORLD_METADATA = ("mvsim", "world_file")
@@ -56,13 +56,32 @@ def _world_attachments(run: Run) -> list[str]:
             if name.lower().endswith(".xml") or "xml" in media.lower()]
 
 
-def _status(run: Run) -> str:
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _left_out(run: Run) -> list[str]:
+    """One sentence (plain text) per kind of thing left out of the figures and tables."""
     recording = run.recording
-    damaged = recording.damaged_chunks
-    if damaged:
-        return (f'<div class="warn">{damaged} damaged chunk{"s" if damaged != 1 else ""} skipped: their messages are '
-                f"missing from the figures and the table.</div>" + _closing(run))
-    return _closing(run)
+    notes = []
+    if recording.damaged_chunks:
+        its = "its" if recording.damaged_chunks == 1 else "their"
+        notes.append(f"{_plural(recording.damaged_chunks, 'damaged chunk')} skipped: {its} messages (from the damage "
+                     f"on) are missing from the figures and the table.")
+    if recording.skipped_log_times:
+        notes.append(f"{_plural(recording.skipped_log_times, 'message')} skipped: a log time of 2^63 ns or more "
+                     f"(past the year 2262) is not a time this report can place.")
+    if run.invalid_samples:
+        total = sum(run.invalid_samples.values())
+        where = ", ".join(f"{topic} ({count})" for topic, count in sorted(run.invalid_samples.items()))
+        notes.append(f"{_plural(total, 'sample')} not drawn: a value that is NaN, infinite or beyond "
+                     f"±{VALUE_BOUND:g} (m, m/s, rad/s, rad); per topic: {_clip(where, 600)}.")
+    return notes + run.notes
+
+
+def _status(run: Run) -> str:
+    notes = "".join(f'<div class="warn">{escape(note)}</div>' for note in _left_out(run))
+    return notes + _closing(run)
 
 
 def _closing(run: Run) -> str:

@@ -1,12 +1,17 @@
 """The report's figures (matplotlib, Agg backend, imported when a figure is drawn): the paths of every vehicle over
-the occupancy grid, and per vehicle its speed, yaw rate (and steering) against the commands over time."""
+the occupancy grid, and per vehicle its speed, yaw rate (and steering) against the commands over time.
+
+Every text is drawn as it is (no TeX, no math text: a name such as `$\\foo$` is shown with its dollars), and each
+PNG file replaces its name without following a link there (mvsim_ros.report.files)."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
 
+from mvsim_ros.report.files import replace_file
 from mvsim_ros.report.reading import OccupancyMap, Run, Series, VehicleSeries
 
 #: Resolution of the PNG files [dots per inch].
@@ -15,6 +20,8 @@ DPI = 96
 UNKNOWN_GREY = 0.82
 COLLISION_COLOUR = "#d62728"
 COMMAND_STYLE = {"color": "black", "lw": 1.0, "where": "post"}
+#: matplotlib settings while a figure is drawn: texts shown as they are (names come from the recording).
+PLAIN_TEXT = {"text.usetex": False, "text.parse_math": False}
 
 
 def _pyplot():
@@ -24,6 +31,19 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def _plain_text(draw):
+    """Run a figure function with PLAIN_TEXT in effect (created and saved inside it)."""
+
+    @functools.wraps(draw)
+    def drawing(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context(PLAIN_TEXT):
+            return draw(*args, **kwargs)
+
+    return drawing
 
 
 def _colours(count: int) -> list:
@@ -69,6 +89,7 @@ def _bounds(run: Run) -> tuple[float, float, float, float] | None:
     return float(x.min()), float(x.max()), float(y.min()), float(y.max())
 
 
+@_plain_text
 def paths_figure(path: Path, run: Run) -> Path:
     """Every vehicle's true path (solid) and wheel-odometry path (dashed, in its odom frame) over the occupancy
     grid; start (circle), end (square) and collisions (red x) marked; axes in metres, equal scale."""
@@ -136,6 +157,7 @@ def _line(ax, series: Series | None, column: str, label: str, **style) -> bool:
     return True
 
 
+@_plain_text
 def vehicle_figure(path: Path, vehicle: VehicleSeries, duration_s: float) -> Path:
     """Speed [m/s] and yaw rate [rad/s] of one vehicle over simulated time [s]: ground truth and wheel odometry
     against the commands (cmd_vel, ackermann_cmd: steps); steering [rad] on a third axis when commanded;
@@ -178,8 +200,11 @@ def vehicle_figure(path: Path, vehicle: VehicleSeries, duration_s: float) -> Pat
 
 
 def _save(fig, path: Path) -> Path:
-    """Write the figure as PNG and close it."""
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI, format="png", bbox_inches="tight", pad_inches=0.15)
-    _pyplot().close(fig)
+    """Write the figure as PNG (replacing whatever is at `path`, a link included, see replace_file) and close it."""
+    try:
+        fig.tight_layout()
+        replace_file(path, lambda handle: fig.savefig(handle, dpi=DPI, format="png", bbox_inches="tight",
+                                                      pad_inches=0.15))
+    finally:
+        _pyplot().close(fig)
     return path

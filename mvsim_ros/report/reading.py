@@ -9,7 +9,10 @@ Topic names (a leading '/' is ignored; `<veh>/` is the vehicle's prefix, empty i
 - `<veh>/ackermann_cmd` (ackermann_msgs/msg/AckermannDriveStamped or AckermannDrive): drive.speed [m/s],
   drive.steering_angle [rad].
 - `<veh>/collision` (std_msgs/msg/Bool): true while the vehicle touches something.
-- `simul_map` (nav_msgs/msg/OccupancyGrid, latched): the world's first occupancy grid.
+- `simul_map` (nav_msgs/msg/OccupancyGrid, latched): the world's occupancy grid (the latest one recorded).
+
+A sample with a value that is not a finite number within ±VALUE_BOUND (NaN, inf, 1e308) is dropped and counted per
+topic (`Run.invalid_samples`); a grid whose placement is not is not drawn (`Run.notes`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mvsim_ros.report.recording import Recording, read_recording
+from mvsim_ros.report.recording import Recording, latest_only, read_recording
 
 ODOMETRY = "nav_msgs/msg/Odometry"
 TWIST_TYPES = ("geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped")
@@ -31,6 +34,9 @@ GRID = "nav_msgs/msg/OccupancyGrid"
 MAP_TOPIC = "simul_map"
 #: Name of a vehicle whose topics have no prefix (e.g. `/odom`).
 DEFAULT_VEHICLE = "vehicle"
+#: Largest magnitude a recorded value may have to be drawn: positions [m], speeds [m/s], yaw rates [rad/s], angles
+#: [rad] alike.
+VALUE_BOUND = 1e7
 
 
 @dataclass
@@ -107,12 +113,16 @@ class OccupancyMap:
 @dataclass
 class Run:
     """A recorded run: the recording (topics, times, header facts), the vehicles by name, the map, and the time
-    origin t0_ns [ns] (first log time; every series' t is counted from it)."""
+    origin t0_ns [ns] (first log time; every series' t is counted from it); invalid_samples: per topic the
+    samples dropped for a value that is not a finite number within ±VALUE_BOUND; notes: other things left out,
+    one sentence each."""
 
     recording: Recording
     vehicles: dict[str, VehicleSeries]
     grid: OccupancyMap | None
     t0_ns: int
+    invalid_samples: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def duration_s(self) -> float:
@@ -145,6 +155,7 @@ def _bool(msg) -> tuple:
     return (bool(msg.data),)
 
 
+@latest_only
 def _grid(msg) -> tuple:
     info = msg.info
     cells = np.asarray(msg.data, dtype=np.int8).reshape(info.height, info.width)
@@ -185,13 +196,20 @@ def select_topic(topic: str, type_name: str) -> Callable[[Any], tuple] | None:
     return None
 
 
-def _series(recording: Recording, topic: str, columns: tuple[str, ...], t0_ns: int) -> Series | None:
+def _series(recording: Recording, topic: str, columns: tuple[str, ...], t0_ns: int,
+            invalid: dict[str, int]) -> Series | None:
+    """The decoded samples of `topic` in time order; those with a value beyond ±VALUE_BOUND or not finite are
+    dropped and counted in `invalid`."""
     decoded = recording.decoded.get(topic)
     if decoded is None or not decoded.times:
         return None
-    times = np.asarray(decoded.times, dtype=np.int64)
+    times = np.frombuffer(decoded.times, dtype=np.int64)
     order = np.argsort(times, kind="stable")
-    rows = np.asarray(decoded.rows, dtype=float).reshape(len(times), len(columns))[order]
+    rows = decoded.rows().reshape(len(times), len(columns))[order]
+    valid = np.all(np.abs(rows) <= VALUE_BOUND, axis=1)  # False for NaN and inf too
+    if not valid.all():
+        invalid[topic] = int(np.count_nonzero(~valid))
+        order, rows = order[valid], rows[valid]
     return Series((times[order] - t0_ns) * 1e-9, {name: rows[:, k] for k, name in enumerate(columns)})
 
 
@@ -228,14 +246,22 @@ def nearest_index(times: np.ndarray, t: float) -> int:
     return k
 
 
-def _grid_of(recording: Recording) -> OccupancyMap | None:
+def _grid_of(recording: Recording, notes: list[str]) -> OccupancyMap | None:
+    """The latest occupancy grid recorded; None without one, or (with a note) when its placement is not finite
+    numbers within ±VALUE_BOUND [m]."""
     for topic in (MAP_TOPIC, "/" + MAP_TOPIC):
         decoded = recording.decoded.get(topic)
-        if decoded is not None and decoded.rows:
-            last = int(np.argmax(decoded.times))
-            cells, resolution, x, y, yaw = decoded.rows[last]
-            if cells.size and resolution > 0:
-                return OccupancyMap(cells, float(resolution), float(x), float(y), float(yaw))
+        if decoded is not None and decoded.latest is not None:
+            cells, resolution, x, y, yaw = decoded.latest
+            if not cells.size:
+                continue
+            extent = max(cells.shape) * float(resolution)
+            if not (all(abs(value) <= VALUE_BOUND for value in (float(x), float(y), float(yaw), extent))
+                    and 0.0 < float(resolution) <= VALUE_BOUND):
+                notes.append(f"The occupancy grid of {topic} is not drawn: its resolution, origin or size is not a "
+                             f"finite number within ±{VALUE_BOUND:g} (a positive one for the resolution).")
+                continue
+            return OccupancyMap(cells, float(resolution), float(x), float(y), float(yaw))
     return None
 
 
@@ -250,11 +276,13 @@ def run_from_recording(recording: Recording) -> Run:
         if last in _KINDS:
             topics.setdefault(prefix, {})[last] = topic
     vehicles: dict[str, VehicleSeries] = {}
+    invalid: dict[str, int] = {}
+    notes: list[str] = []
     for prefix in sorted(topics):
         found = topics[prefix]
         if "odom" not in found and "base_pose_ground_truth" not in found:
             continue
-        series = {last: _series(recording, topic, _KINDS[last][2], t0_ns) for last, topic in found.items()}
+        series = {last: _series(recording, topic, _KINDS[last][2], t0_ns, invalid) for last, topic in found.items()}
         vehicle = VehicleSeries(vehicle_name(prefix), prefix, truth=series.get("base_pose_ground_truth"),
                                 odom=series.get("odom"), cmd_vel=series.get("cmd_vel"),
                                 ackermann=series.get("ackermann_cmd"))
@@ -264,7 +292,7 @@ def run_from_recording(recording: Recording) -> Run:
         if vehicle.name in vehicles:  # '' and 'vehicle/' both read 'vehicle': keep the second by its prefix
             vehicle.name = prefix
         vehicles[vehicle.name] = vehicle
-    return Run(recording, vehicles, _grid_of(recording), t0_ns)
+    return Run(recording, vehicles, _grid_of(recording, notes), t0_ns, invalid, notes)
 
 
 def read_run(path: str | Path) -> Run:

@@ -5,7 +5,13 @@ of them, so such a file reads up to its last complete record and is reported as 
 false); a chunk whose contents do not decompress or parse is skipped and counted. Per topic the pass keeps every
 message's log time [ns] and size [bytes] without decoding it; only the messages that `select` asks for are
 decoded (ROS 2 CDR with the channel's ros2msg schema) and reduced at once to the values wanted, so a big sensor
-topic costs a decompression and a length, never a decode.
+topic costs a decompression and a length, never a decode; a topic whose reducer is marked `latest_only` keeps the
+bytes of its latest message (by log time) and decodes that one alone at the end.
+
+Memory is bounded (see mvsim_ros.report.bounded and docs/report.md, "Hostile or damaged files"): declared sizes
+are checked before anything is allocated, and the counts below are budgets; a file over one of them raises
+RecordingError. A message whose log time does not fit in a signed 64-bit count of nanoseconds is skipped and
+counted (`Recording.skipped_log_times`).
 """
 
 from __future__ import annotations
@@ -18,12 +24,34 @@ from typing import Any, Callable
 
 import numpy as np
 
-#: `select(topic, schema name)` -> a function reducing a decoded message to the values kept, or None (not decoded).
+from mvsim_ros.report.bounded import BoundedFile, OverBudget, chunk_records, format_size
+
+#: `select(topic, schema name)` -> a function reducing a decoded message to a tuple of numbers (bools count as 0
+#: or 1), or None (not decoded); a reducer marked with `latest_only` may return anything.
 Selector = Callable[[str, str], "Callable[[Any], tuple] | None"]
+
+#: Most messages a file may hold, all topics together (each costs 8 bytes of log time).
+MAX_MESSAGES = 20_000_000
+#: Most messages decoded, all topics together (each costs about 8 bytes per value kept and the decoding time).
+MAX_DECODED_MESSAGES = 4_000_000
+#: Largest message decoded [bytes]; a bigger one is counted as not decoded.
+DECODED_MESSAGE_BUDGET_BYTES = 16 << 20
+#: Most bytes of schemas, channels, metadata and attachment names kept, the whole file together [bytes].
+KEPT_BUDGET_BYTES = 64 << 20
+#: Latest log time a message may have: the largest signed 64-bit count of nanoseconds (year 2262) [ns].
+MAX_LOG_TIME_NS = 2**63 - 1
+
+
+def latest_only(reduce: Callable[[Any], tuple]) -> Callable[[Any], tuple]:
+    """Mark a reducer whose topic is wanted for its latest message only (e.g. a latched map): the pass keeps that
+    message's bytes and decodes it alone at the end, so a topic repeated many times is decoded once."""
+    reduce.latest_only = True  # type: ignore[attr-defined]
+    return reduce
 
 
 class RecordingError(Exception):
-    """The file cannot be read as MCAP at all (missing, unreadable, not MCAP); the message is one line."""
+    """The file cannot be read as MCAP at all (missing, unreadable, not MCAP) or is over a budget of the reader
+    (a declared size or a count); the message is one line."""
 
 
 @dataclass
@@ -47,12 +75,32 @@ class TopicLog:
 
 @dataclass
 class Decoded:
-    """Values kept from the decoded messages of one topic: log times [ns] and one tuple per message."""
+    """Values kept from the decoded messages of one topic: log times [ns] and per message a row of `width` numbers
+    (`rows()`); a `latest_only` topic keeps its latest message's reduced tuple alone (`latest`, its time in
+    `times`)."""
 
     topic: str
     type_name: str
-    times: list[int] = field(default_factory=list)
-    rows: list[tuple] = field(default_factory=list)
+    times: array = field(default_factory=lambda: array("q"))
+    values: array = field(default_factory=lambda: array("d"))
+    width: int = 0
+    latest: tuple | None = None
+
+    def add(self, log_time: int, row: tuple) -> None:
+        """Keep one message's row of numbers. Raises TypeError or ValueError when it is not one of `width`
+        numbers."""
+        values = array("d", row)
+        if self.width == 0:
+            self.width = len(values)
+        if len(values) != self.width:
+            raise ValueError(f"{len(values)} values where the topic's first message had {self.width}")
+        self.values.extend(values)
+        self.times.append(log_time)
+
+    def rows(self) -> np.ndarray:
+        """The rows kept, shape (messages, width), float."""
+        return np.frombuffer(self.values, dtype=float).reshape(len(self.times), self.width) if self.width \
+            else np.zeros((len(self.times), 0))
 
 
 @dataclass
@@ -76,6 +124,7 @@ class Recording:
     decode_errors: dict[str, str] = field(default_factory=dict)  # topic -> why (some of) it was not decoded
     decode_failures: dict[str, int] = field(default_factory=dict)  # topic -> messages that failed to decode
     damaged_chunks: int = 0  # chunks whose contents could not be read (skipped)
+    skipped_log_times: int = 0  # messages skipped: log time over MAX_LOG_TIME_NS
     complete: bool = False
     has_summary: bool = False
     stop_reason: str = ""
@@ -89,9 +138,8 @@ class Recording:
     @property
     def time_span_ns(self) -> tuple[int, int] | None:
         """(first, last) log time [ns] over every message, or None for a file without messages."""
-        firsts = [min(log.times) for log in self.topics.values() if log.times]
-        lasts = [max(log.times) for log in self.topics.values() if log.times]
-        return (min(firsts), max(lasts)) if firsts else None
+        times = [log.log_times() for log in self.topics.values() if log.times]
+        return (min(int(t.min()) for t in times), max(int(t.max()) for t in times)) if times else None
 
     def metadata_value(self, name: str, key: str) -> str | None:
         """The value of `key` in the last metadata record called `name`, or None."""
@@ -114,11 +162,28 @@ class _Pass:
         self.channels: dict[int, Any] = {}
         # channel id -> (topic log, decoded log or None, decoder, reducer)
         self.routes: dict[int, tuple[TopicLog, Decoded | None, Any, Any]] = {}
+        self.messages = 0
+        self.decoded_messages = 0
+        self.kept_bytes = 0
+        # topic -> (log time, message bytes, decoder, reducer) of the latest message of a latest_only topic
+        self.pending: dict[str, tuple[int, bytes, Any, Any]] = {}
+
+    def keep(self, count: int) -> None:
+        """Count `count` bytes of records kept for the whole pass. Raises OverBudget past KEPT_BUDGET_BYTES."""
+        self.kept_bytes += count
+        if self.kept_bytes > KEPT_BUDGET_BYTES:
+            raise OverBudget(f"its schemas, channels, metadata and attachment names take over "
+                             f"{format_size(KEPT_BUDGET_BYTES)}, the budget for them")
 
     def schema(self, record) -> None:
+        if self.schemas.get(record.id) != record:  # a repeated record (e.g. in the summary) costs nothing more
+            self.keep(len(record.data) + len(record.name) + len(record.encoding))
         self.schemas[record.id] = record
 
     def channel(self, record) -> None:
+        if self.channels.get(record.id) != record:
+            self.keep(len(record.topic) + len(record.message_encoding)
+                      + sum(len(key) + len(value) for key, value in record.metadata.items()))
         self.channels[record.id] = record
         self.routes.pop(record.id, None)
 
@@ -149,21 +214,54 @@ class _Pass:
         return route
 
     def message(self, record) -> None:
+        self.messages += 1
+        if self.messages > MAX_MESSAGES:
+            raise OverBudget(f"it holds over {MAX_MESSAGES:,} messages, the budget")
+        if record.log_time > MAX_LOG_TIME_NS:
+            self.recording.skipped_log_times += 1
+            return
         route = self.routes.get(record.channel_id) or self._route(record.channel_id)
         log, decoded, decoder, reduce = route
         log.times.append(record.log_time)
         log.total_bytes += len(record.data)
         if decoded is None:
             return
-        try:
-            row = reduce(decoder(record.data))
-        except Exception as error:  # a malformed message: counted, reported (the first), skipped
-            failures = self.recording.decode_failures
-            failures[log.topic] = failures.get(log.topic, 0) + 1
-            self.recording.decode_errors.setdefault(log.topic, f"the first at log time {record.log_time} ns: {error}")
+        if len(record.data) > DECODED_MESSAGE_BUDGET_BYTES:
+            self._failed(log.topic, record.log_time, f"{format_size(len(record.data))}, over the budget of "
+                         f"{format_size(DECODED_MESSAGE_BUDGET_BYTES)} for one decoded message")
             return
-        decoded.times.append(record.log_time)
-        decoded.rows.append(row)
+        if getattr(reduce, "latest_only", False):
+            held = self.pending.get(log.topic)
+            if held is None or record.log_time >= held[0]:
+                self.pending[log.topic] = (record.log_time, record.data, decoder, reduce)
+            return
+        self.decoded_messages += 1
+        if self.decoded_messages > MAX_DECODED_MESSAGES:
+            raise OverBudget(f"it holds over {MAX_DECODED_MESSAGES:,} messages of the topics the report decodes, "
+                             f"the budget")
+        try:
+            decoded.add(record.log_time, reduce(decoder(record.data)))
+        except Exception as error:  # a malformed message: counted, reported (the first), skipped
+            self._failed(log.topic, record.log_time, error)
+
+    def _failed(self, topic: str, log_time: int, error: Any) -> None:
+        """Count a message of `topic` that was not decoded; the first one's reason is kept."""
+        failures = self.recording.decode_failures
+        failures[topic] = failures.get(topic, 0) + 1
+        self.recording.decode_errors.setdefault(topic, f"the first at log time {log_time} ns: {error}")
+
+    def finish(self) -> None:
+        """Decode the latest message of every latest_only topic."""
+        for topic, (log_time, data, decoder, reduce) in self.pending.items():
+            try:
+                row = reduce(decoder(data))
+            except Exception as error:  # a malformed message: counted, reported, skipped
+                self._failed(topic, log_time, error)
+                continue
+            decoded = self.recording.decoded[topic]
+            decoded.times.append(log_time)
+            decoded.latest = row
+        self.pending.clear()
 
 
 def _read_errors() -> tuple[type[BaseException], ...]:
@@ -184,11 +282,12 @@ def _read_errors() -> tuple[type[BaseException], ...]:
 def read_recording(path: str | Path, select: Selector) -> Recording:
     """Read the MCAP file at `path` in one pass; `select` picks the topics decoded (see `Selector`).
 
-    Raises RecordingError when the file is missing, unreadable or does not start with the MCAP magic.
+    Raises RecordingError when the file is missing, unreadable, does not start with the MCAP magic or is over a
+    budget (a declared size or a count, see the module's docstring).
     """
     from mcap import records
     from mcap.exceptions import EndOfFile, InvalidMagic
-    from mcap.stream_reader import StreamReader, breakup_chunk
+    from mcap.stream_reader import StreamReader
 
     path = Path(path)
     try:
@@ -199,10 +298,12 @@ def read_recording(path: str | Path, select: Selector) -> Recording:
         size = path.stat().st_size
         recording = Recording(path=path, file_bytes=size)
         state = _Pass(recording, select)
-        reader = StreamReader(handle, emit_chunks=True)
+        reader = StreamReader(BoundedFile(handle, size), emit_chunks=True, record_size_limit=None)
         records_iter = reader.records
         try:
             first = next(records_iter)
+        except OverBudget as error:
+            raise RecordingError(f"{path}: {error} (see docs/report.md)") from None
         except (InvalidMagic, StopIteration, *_read_errors()) as error:
             if isinstance(error, InvalidMagic):
                 reason = "it does not start with the MCAP magic"
@@ -221,22 +322,23 @@ def read_recording(path: str | Path, select: Selector) -> Recording:
             for record in records_iter:
                 if isinstance(record, records.Chunk):
                     try:
-                        inner_records = breakup_chunk(record)
-                    except errors:  # its bytes do not decompress or parse: the chunk is skipped, the file read on
+                        for inner in chunk_records(record):
+                            _dispatch(state, inner)
+                    except errors:  # its bytes do not decompress or parse: the rest of the chunk is skipped
                         recording.damaged_chunks += 1
-                        inner_records = []
-                    for inner in inner_records:
-                        _dispatch(state, inner)
                 else:
                     _dispatch(state, record)
                 good_end = handle.tell()
                 if isinstance(record, records.Footer):
                     recording.complete = True
                     recording.has_summary = record.summary_start != 0
+        except OverBudget as error:
+            raise RecordingError(f"{path}: {error} (see docs/report.md)") from None
         except errors as error:
             recording.stop_reason = _describe(error)
         except OSError as error:
             recording.stop_reason = f"read error: {error.strerror or error}"
+        state.finish()
         if not recording.complete:
             recording.unread_bytes = max(0, size - good_end)
             if recording.unread_bytes == 0 or not recording.stop_reason:
@@ -265,6 +367,8 @@ def _dispatch(state: _Pass, record) -> None:
     elif isinstance(record, records.Schema):
         state.schema(record)
     elif isinstance(record, records.Metadata):
+        state.keep(len(record.name) + sum(len(key) + len(value) for key, value in record.metadata.items()))
         state.recording.metadata.append((record.name, dict(record.metadata)))
     elif isinstance(record, records.Attachment):
+        state.keep(len(record.name) + len(record.media_type))
         state.recording.attachments.append((record.name, record.media_type, len(record.data)))
