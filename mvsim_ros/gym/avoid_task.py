@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from mvsim_ros.gym import arguments
+
 
 class AvoidCollisions:
     """Reward per step: progress_weight * the distance driven forward [m] (the step's displacement along the
@@ -16,8 +18,9 @@ class AvoidCollisions:
     reset (on the spot of its start pose)."""
 
     def __init__(self, progress_weight: float = 1.0, collision_penalty: float = 10.0, random_heading: bool = False):
-        self.progress_weight, self.collision_penalty = float(progress_weight), float(collision_penalty)
-        self.random_heading = random_heading
+        self.progress_weight = arguments.real("progress_weight", progress_weight, arguments.ANY)
+        self.collision_penalty = arguments.real("collision_penalty", collision_penalty, arguments.ANY)
+        self.random_heading = arguments.flag("random_heading", random_heading)
         self._last = (0.0, 0.0, 0.0)
         self.forward = 0.0
 

@@ -8,16 +8,16 @@ drawn from the env's seeded generator: the same seed and the same actions give a
 
 from __future__ import annotations
 
-import math
-from pathlib import Path
+import os
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from mvsim_ros.gym.control import VehicleControl
-from mvsim_ros.gym.observe import Observer
+from mvsim_ros.gym import arguments
+from mvsim_ros.gym.control import CONTROL_MODES, VehicleControl
+from mvsim_ros.gym.observe import ODOMETRY_KEY, POSE_KEY, Observer, clip_into
 from mvsim_ros.gym.task import FreeDrive, Task, as_pose
 from mvsim_ros.gym.worlds import resolve_world
 from mvsim_ros.physics import Simulation
@@ -28,59 +28,89 @@ from mvsim_ros.world.specs import WorldSpec
 DEFAULT_STEP_S = 0.05
 #: Env steps before an episode is truncated by default (50 s of simulated time at the default step).
 DEFAULT_MAX_EPISODE_STEPS = 1000
+#: Accepted `step_s` [s] (also at least one physics step of the world once rounded).
+STEP_S_RANGE = arguments.Interval(0.0, arguments.MAX_STEP_S, low_open=True, unit="s")
 
 
-def load_world_spec(world: str | Path | WorldSpec, world_seed: int) -> WorldSpec:
-    """The world spec: given, or loaded from a file (see worlds.resolve_world for where it is looked for)."""
+def load_world_spec(world: str | os.PathLike | WorldSpec, world_seed: int) -> WorldSpec:
+    """The world spec: given, or loaded from a file (see worlds.resolve_world for where it is looked for).
+    TypeError for a `world` that is none of these or a `world_seed` that is no integer, ValueError for a negative
+    `world_seed`."""
+    world_seed = arguments.integer("world_seed", world_seed, 0)
     if isinstance(world, WorldSpec):
         return world
+    if not isinstance(world, (str, os.PathLike)):
+        raise TypeError(f"Expected `world` to be a world file (str or path) or a WorldSpec, actual type: "
+                        f"{type(world).__name__} ({world!r})")
     return load_world(resolve_world(world), random_seed=world_seed)
+
+
+def task_spaces(task: Task) -> dict[str, spaces.Space]:
+    """The task's observation entries; TypeError unless a dict of Spaces, ValueError for a key the env uses."""
+    extra = task.observation_spaces()
+    if not isinstance(extra, dict) or not all(isinstance(space, spaces.Space) for space in extra.values()):
+        raise TypeError(f"Expected `task.observation_spaces()` to return a dict of gymnasium Spaces, actual: {extra!r}")
+    taken = sorted(set(extra) & {POSE_KEY, ODOMETRY_KEY})
+    if taken:
+        raise ValueError(f"Expected `task`'s observation keys to differ from the env's own ({POSE_KEY!r}, "
+                         f"{ODOMETRY_KEY!r}), actual: {sorted(extra)}")
+    return extra
 
 
 class MvsimEnv(gymnasium.Env):
     """One vehicle of a world, driven by actions, observed through its sensors.
 
-    world: a world file (path, or a name under the repository's worlds/) or a loaded WorldSpec.
-    vehicle: the controlled vehicle's name or index (default: the first).
+    world: a world file (str or path, or a name under the repository's worlds/) or a loaded WorldSpec.
+    vehicle: the controlled vehicle's name (str) or index (int in [0, vehicles - 1]); None: the first.
     task: reward, termination and extra observations (task.Task; default: FreeDrive, reward 0).
-    step_s: simulated seconds per env step [s] (a whole number of physics steps, at least one).
-    max_episode_steps: env steps after which an episode is truncated (None: never).
+    step_s: simulated seconds per env step [s], in (0, MAX_STEP_S]; rounded to a whole number of physics steps,
+    at least one.
+    max_episode_steps: env steps after which an episode is truncated (an int >= 1; None: never).
     control: 'twist' (v [m/s], omega [rad/s]) or 'ackermann' (speed [m/s], steering angle [rad]); None: Ackermann
     for Ackermann vehicles, twist for the others.
     cameras: observe the vehicle's RGB cameras too (needs OpenGL).
     sensor_noise: False turns the lidars' noise off.
-    world_seed: seed of the world file's rand()/randn() expressions.
+    world_seed: seed of the world file's rand()/randn() expressions (an int >= 0).
+    Arguments of the wrong type raise a TypeError, values out of range a ValueError, both naming the argument
+    (mvsim_ros.gym.arguments). The task's observation entries are clipped into their Box spaces.
     """
 
     metadata = {"render_modes": []}
 
-    def __init__(self, world: str | Path | WorldSpec, vehicle: str | int | None = None, task: Task | None = None,
-                 step_s: float = DEFAULT_STEP_S, max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
+    def __init__(self, world: str | os.PathLike | WorldSpec, vehicle: str | int | None = None,
+                 task: Task | None = None, step_s: float = DEFAULT_STEP_S,
+                 max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
                  control: str | None = None, cameras: bool = False, sensor_noise: bool = True, world_seed: int = 0):
+        arguments.vehicle_type(vehicle)
+        if task is not None and not isinstance(task, Task):
+            raise TypeError("Expected `task` to be a Task (observation_spaces, reset, observe, reward, terminated "
+                            f"and info methods) or None, actual type: {type(task).__name__} ({task!r})")
+        step_s = arguments.real("step_s", step_s, STEP_S_RANGE)
+        max_episode_steps = arguments.optional_integer("max_episode_steps", max_episode_steps, 1)
+        if control is not None:
+            arguments.choice("control", control, CONTROL_MODES)
+        cameras = arguments.flag("cameras", cameras)
+        sensor_noise = arguments.flag("sensor_noise", sensor_noise)
         self.world = load_world_spec(world, world_seed)
         if not self.world.vehicles:
             raise ValueError("the world has no vehicle to control")
         self.sim = Simulation(self.world, command_timeout=0.0)  # no watchdog: an action holds for its whole step
-        if vehicle is None:
-            vehicle = 0
-        self.vehicle = self.sim.vehicle_index(vehicle) if isinstance(vehicle, str) else int(vehicle)
-        if not 0 <= self.vehicle < len(self.sim.vehicle_names):
-            raise ValueError(f"no vehicle with index {vehicle}; vehicles: {', '.join(self.sim.vehicle_names)}")
+        self.vehicle = arguments.vehicle_index(vehicle, list(self.sim.vehicle_names))
         self.dt = self.sim.dt
-        if not math.isfinite(step_s):
-            raise ValueError(f"step_s must be finite, got {step_s}")
-        self.steps_per_action = int(round(float(step_s) / self.dt))
+        self.steps_per_action = int(round(step_s / self.dt))
         if self.steps_per_action < 1:
-            raise ValueError(f"step_s={step_s} s is less than one physics step (dt={self.dt} s)")
+            raise ValueError(f"Expected `step_s` to be at least one physics step (rounded to whole steps of "
+                             f"dt = {self.dt:g} s) and at most {arguments.MAX_STEP_S:g} s, actual: {step_s!r} "
+                             "(less than one physics step)")
         #: Simulated seconds per env step [s]: step_s rounded to whole physics steps.
         self.step_s = self.steps_per_action * self.dt
-        if max_episode_steps is not None and max_episode_steps < 1:
-            raise ValueError(f"max_episode_steps must be >= 1 or None, got {max_episode_steps}")
         self.max_episode_steps = max_episode_steps
         self.task = task if task is not None else FreeDrive()
         self.control = VehicleControl(self.sim, self.vehicle, control)
         self.action_space = self.control.action_space
-        extra = self.task.observation_spaces()
+        extra = task_spaces(self.task)
+        self._task_boxes = {key: space for key, space in extra.items()
+                            if isinstance(space, spaces.Box) and np.issubdtype(space.dtype, np.floating)}
         self.observer = Observer(self.world, self.vehicle, cameras=cameras, sensor_noise=sensor_noise,
                                  reserved=tuple(extra))
         self.observation_space = spaces.Dict({**self.observer.spaces, **extra})
@@ -133,7 +163,12 @@ class MvsimEnv(gymnasium.Env):
         return observation, reward, terminated, bool(truncated), self._info()
 
     def _observe(self) -> dict[str, np.ndarray]:
-        return {**self.observer.measure(self.sim), **self.task.observe(self)}
+        """The observer's entries (bounded as measured) and the task's, clipped into their spaces."""
+        observation = self.observer.measure(self.sim)
+        for key, value in self.task.observe(self).items():
+            box = self._task_boxes.get(key)
+            observation[key] = value if box is None else clip_into(value, box)
+        return observation
 
     def _info(self) -> dict[str, Any]:
         return {"time": float(self.sim.time), "collision": self.collided, **self.task.info(self)}

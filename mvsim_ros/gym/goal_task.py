@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from mvsim_ros.gym import arguments
 from mvsim_ros.gym.free_space import corridor_clear
 from mvsim_ros.gym.task import as_pose, relative_pose, relative_space
 
@@ -35,12 +36,17 @@ class GoalReach:
                  arrival_bonus: float = 10.0, collision_penalty: float = 10.0, progress_weight: float = 1.0,
                  step_penalty: float = 0.01, end_on_collision: bool = True):
         self.fixed_goal = None if goal is None else as_pose(goal, "goal")
-        self.tolerance, self.yaw_tolerance = float(tolerance), yaw_tolerance
-        self.goal_distance = (float(goal_distance[0]), float(goal_distance[1]))
-        self.clearance = float(clearance)
-        self.arrival_bonus, self.collision_penalty = float(arrival_bonus), float(collision_penalty)
-        self.progress_weight, self.step_penalty = float(progress_weight), float(step_penalty)
-        self.end_on_collision = end_on_collision
+        self.tolerance = arguments.real("tolerance", tolerance, arguments.positive("m"))
+        self.yaw_tolerance = None if yaw_tolerance is None else \
+            arguments.real("yaw_tolerance", yaw_tolerance, arguments.Interval(0.0, math.pi, low_open=True, unit="rad"))
+        self.goal_distance = arguments.real_pair("goal_distance", goal_distance, arguments.non_negative("m"),
+                                                 ordered=True)
+        self.clearance = arguments.real("clearance", clearance, arguments.non_negative("m"))
+        self.arrival_bonus = arguments.real("arrival_bonus", arrival_bonus, arguments.ANY)
+        self.collision_penalty = arguments.real("collision_penalty", collision_penalty, arguments.ANY)
+        self.progress_weight = arguments.real("progress_weight", progress_weight, arguments.ANY)
+        self.step_penalty = arguments.real("step_penalty", step_penalty, arguments.ANY)
+        self.end_on_collision = arguments.flag("end_on_collision", end_on_collision)
         self.goal = (0.0, 0.0, 0.0)
         self.distance = 0.0
         self.arrived = False
@@ -79,7 +85,7 @@ class GoalReach:
 
     def observe(self, env: Any) -> dict[str, np.ndarray]:
         """The goal in the vehicle frame."""
-        return {GOAL_KEY: np.array(relative_pose(env.pose, self.goal), dtype=np.float32)}
+        return {GOAL_KEY: np.array(relative_pose(env.pose, self.goal), dtype=np.float64)}  # the env clips it
 
     def reward(self, env: Any) -> float:
         """Progress toward the goal, minus the step penalty, with the arrival bonus and the collision penalty."""

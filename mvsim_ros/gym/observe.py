@@ -143,6 +143,13 @@ def pose_observation(pose) -> np.ndarray:
     return np.array([_clamp(x, POSITION_BOUND), _clamp(y, POSITION_BOUND), wrap_angle(yaw)], dtype=np.float32)
 
 
+def clip_into(value, box: spaces.Box) -> np.ndarray:
+    """`value` (numbers, any float dtype) as a new array of the Box's dtype within its bounds: values beyond a
+    bound (+/-inf too) read as that bound, NaN as 0 clipped into the bounds."""
+    array = np.asarray(value, dtype=np.float64)
+    return np.clip(np.where(np.isnan(array), 0.0, array), box.low, box.high).astype(box.dtype)
+
+
 def _clamp(value: float, bound: float) -> float:
     """`value` within +/- `bound`."""
     return min(max(value, -bound), bound)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from mvsim_ros.gym import arguments
 from mvsim_ros.gym.observe import POSITION_BOUND
 from mvsim_ros.gym.paths import Circle, Path, Polyline
 from mvsim_ros.gym.task import relative_pose
@@ -44,10 +45,13 @@ class PathFollow:
                  max_cross_track: float = 2.0, collision_penalty: float = 10.0, end_on_collision: bool = True,
                  lookahead: float = 1.0, end_tolerance: float = 0.2):
         self.path = make_path(path)
-        self.progress_weight, self.cross_track_weight = float(progress_weight), float(cross_track_weight)
-        self.max_cross_track, self.collision_penalty = float(max_cross_track), float(collision_penalty)
-        self.end_on_collision, self.lookahead, self.end_tolerance = end_on_collision, float(lookahead), \
-            float(end_tolerance)
+        self.progress_weight = arguments.real("progress_weight", progress_weight, arguments.ANY)
+        self.cross_track_weight = arguments.real("cross_track_weight", cross_track_weight, arguments.ANY)
+        self.max_cross_track = arguments.real("max_cross_track", max_cross_track, arguments.positive("m"))
+        self.collision_penalty = arguments.real("collision_penalty", collision_penalty, arguments.ANY)
+        self.end_on_collision = arguments.flag("end_on_collision", end_on_collision)
+        self.lookahead = arguments.real("lookahead", lookahead, arguments.positive("m"))
+        self.end_tolerance = arguments.real("end_tolerance", end_tolerance, arguments.positive("m"))
         self.s = 0.0
         self.cross_track = 0.0
         self.progress = 0.0

@@ -13,6 +13,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
+from mvsim_ros.gym import arguments
 from mvsim_ros.gym.env import MvsimEnv, load_world_spec
 
 
@@ -24,8 +25,10 @@ class MvsimVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, make_env: Callable[[], MvsimEnv]):
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        num_envs = arguments.integer("num_envs", num_envs, 1)
+        if not callable(make_env):
+            raise TypeError(f"Expected `make_env` to be a callable returning an MvsimEnv, actual type: "
+                            f"{type(make_env).__name__} ({make_env!r})")
         self.envs = [make_env() for _ in range(num_envs)]
         self.num_envs = num_envs
         first = self.envs[0]
