@@ -31,7 +31,8 @@ setup(
                     "bench": ["playwright"], "compare": ["matplotlib"], "report": ["mcap-ros2-support", "matplotlib"],
                     "gym": ["gymnasium"], "sweep": ["ray", "pyarrow"]},
     # The viewer page, and three.js when `npm ci` put it in web/node_modules (tools/setup_env.sh does).
-    package_data={"mvsim_ros.physics.box2d_native": ["shim.cpp"], "mvsim_ros.output.recording": ["tee.c"],
+    package_data={"mvsim_ros.physics.box2d_native": ["shim.cpp", "quiet_timer.cpp"],
+                  "mvsim_ros.output.recording": ["tee.c"],
                   "mvsim_ros.viewer": ["web/*.html", "web/*.js", "web/*.css", "web/package*.json",
                                        "web/node_modules/three/build/*.js",
                                        "web/node_modules/three/examples/jsm/controls/OrbitControls.js",

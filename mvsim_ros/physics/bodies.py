@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import Box2D
 import numpy as np
 
+from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.polygons import convex_pieces, merge_occupied_cells, signed_area
 from mvsim_ros.world.specs import ActorSpec
 from mvsim_ros.world.specs import BlockSpec, JointSpec, OccupancyGridSpec, VehicleSpec, WorldSpec
@@ -32,14 +33,41 @@ class BodyTag:
 PROXIMITY = "proximity"
 
 
-class ContactCounter(Box2D.b2ContactListener):
+class ContactCounter:
     """Counts, per vehicle, the solid contacts touching it and the solid fixtures of other bodies within the world's
-    collision_threshold (its PROXIMITY fixtures overlapping them); remembers any contact since the last reset."""
+    collision_threshold (its PROXIMITY fixtures overlapping them); remembers any contact since the last reset.
+
+    `install(world)` makes it the world's contact listener: the Box2D shim's (box2d_native.VehicleContactListener,
+    which calls no Python during a step) when the shim is loaded, else a pybox2d listener in Python (_PythonCounting)
+    doing the same. Both read which bodies are which vehicles from the bodies' tags when installed."""
 
     def __init__(self, vehicle_count: int):
-        super().__init__()
         self.touching = np.zeros(vehicle_count, dtype=np.int64)
         self.since_reset = np.zeros(vehicle_count, dtype=bool)
+        self._listener = None
+
+    def install(self, world: Box2D.b2World) -> None:
+        """Count the contacts of `world`'s vehicles (tagged BodyTag("vehicle", index)) from now on."""
+        if not box2d_native.AVAILABLE:
+            self._listener = _PythonCounting(self)
+            world.contactListener = self._listener
+            return
+        vehicles, proximity = [], []
+        for body in world.bodies:
+            tag = body.userData
+            if isinstance(tag, BodyTag) and tag.kind == "vehicle":
+                vehicles.append((body, tag.index))
+                proximity.extend(f for f in body.fixtures if f.userData == PROXIMITY)
+        self._listener = box2d_native.VehicleContactListener(world, self.touching, self.since_reset, vehicles,
+                                                             proximity)
+
+
+class _PythonCounting(Box2D.b2ContactListener):
+    """ContactCounter's counting as a pybox2d listener (Box2D then calls Python for every contact event)."""
+
+    def __init__(self, counter: ContactCounter):
+        super().__init__()
+        self.touching, self.since_reset = counter.touching, counter.since_reset
 
     def _update(self, contact, delta: int) -> None:
         fa, fb = contact.fixtureA, contact.fixtureB
@@ -305,6 +333,6 @@ def build_box2d_world(spec: WorldSpec) -> Box2DWorld:
         _add_joint(world, joint, by_name[joint.body_a], by_name[joint.body_b])
     actors = [_add_actor(world, a, i) for i, a in enumerate(spec.actors)]
     contacts = ContactCounter(len(vehicles))
-    world.contactListener = contacts
+    contacts.install(world)
     com = np.array([tuple(b.localCenter) for b in vehicles + units], dtype=float).reshape(-1, 2)
     return Box2DWorld(world, ground, vehicles, blocks, contacts, units, pivots, com, actors)

@@ -125,7 +125,7 @@ def _rebuilt_box2d(old: Box2DWorld, vehicles: list, units: list, pivots: list, b
     for k, body in enumerate(blocks):
         body.userData = BodyTag("block", k)
     contacts = ContactCounter(len(vehicles))
-    old.world.contactListener = contacts
+    contacts.install(old.world)
     com = np.array([tuple(b.localCenter) for b in vehicles + units], dtype=float).reshape(-1, 2)
     return Box2DWorld(old.world, old.ground, vehicles, blocks, contacts, units, pivots, com, list(old.actors))
 

@@ -108,6 +108,8 @@ class Lidar2D:
         #: Noise drawn ahead for scans measured elsewhere (noise_ahead), and the first not used yet.
         self._ahead = np.zeros((0, 2, self.params.rays))
         self._ahead_next = 0
+        #: Scans' worth of noise taken so far (by scans here and by `skip_noise`): where the noise stream stands.
+        self.noise_taken = 0
         z = spec.pose.z
         self._visible_blocks = [b.init_pose.z + b.zmin <= z <= b.init_pose.z + b.zmax for b in world.blocks]
         self._visible_actors = [a.init_pose.z <= z <= a.init_pose.z + a.collision_height for a in world.actors]
@@ -125,7 +127,7 @@ class Lidar2D:
         #: listed for.
         self._hidden = np.zeros(0, dtype=np.intp)
         self._hidden_for: tuple | None = None
-        #: The shim's index of the world's ground fixtures (box2d_native.StaticIndex), and (a weak reference to) the
+        #: The shim's index of the world's static bodies (box2d_native.SceneIndex), and (a weak reference to) the
         #: world it is for: a later world at the same address must not find it.
         self._index = None
         self._index_for: weakref.ref | None = None
@@ -184,7 +186,9 @@ class Lidar2D:
 
     def skip_noise(self, count: int) -> None:
         """Mark the first `count` blocks of `noise_ahead` as used by scans measured elsewhere."""
-        self._ahead_next = min(len(self._ahead), self._ahead_next + count)
+        taken = min(len(self._ahead) - self._ahead_next, count)
+        self._ahead_next += taken
+        self.noise_taken += taken
 
     def _draw_noise(self, blocks: np.ndarray) -> None:
         """Fill `blocks` (scans, 2, rays) with the bearing and range errors [rad, m] of that many scans, drawn in one
@@ -203,6 +207,7 @@ class Lidar2D:
 
     def _next_noise(self) -> tuple[np.ndarray, np.ndarray]:
         """This scan's bearing and range errors: the next of those drawn ahead, else drawn now."""
+        self.noise_taken += 1
         if self._ahead_next < len(self._ahead):
             block = self._ahead[self._ahead_next]
             self._ahead_next += 1
@@ -221,16 +226,13 @@ class Lidar2D:
             self._hidden, self._hidden_for = np.array(hidden, dtype=np.intp), key
         return self._hidden
 
-    def ground_index_address(self, box2d_world: Box2D.b2World) -> int:
-        """Address of the shim's index of the world's ground fixtures (occupancy-grid walls, <walls>, vertical
-        planes: fixed once the world is built), shared by the world's lidars; 0 when the world has no ground body.
-        The shim must be AVAILABLE."""
+    def static_index_address(self, box2d_world: Box2D.b2World) -> int:
+        """Address of the shim's index of the world's static bodies (box2d_native.SceneIndex: ground fixtures and
+        static blocks, kept up to date by the shim), shared by the world's lidars. The shim must be AVAILABLE."""
         if self._index_for is None or self._index_for() is not box2d_world:
-            ground = next((b for b in box2d_world.bodies
-                           if isinstance(b.userData, BodyTag) and b.userData.kind == "ground"), None)
-            self._index = None if ground is None else box2d_native.ground_index(box2d_world, ground)
+            self._index = box2d_native.scene_index(box2d_world)
             self._index_for = weakref.ref(box2d_world)
-        return 0 if self._index is None else self._index.address
+        return self._index.address
 
     def _cast(self, box2d_world: Box2D.b2World, origin: tuple[float, float], bearings: np.ndarray) -> np.ndarray:
         """Ranges [m] (+inf: nothing within range_max) of beams from `origin` along world `bearings` [rad]: in one
@@ -238,7 +240,7 @@ class Lidar2D:
         beam; both give the same numbers."""
         range_max = self.params.range_max
         if box2d_native.AVAILABLE:
-            return box2d_native.ray_scan(box2d_native.address(box2d_world), self.ground_index_address(box2d_world),
+            return box2d_native.ray_scan(box2d_native.address(box2d_world), self.static_index_address(box2d_world),
                                          origin, bearings, range_max, self.hidden_bodies(box2d_world))
         ranges = np.full(bearings.size, np.inf)
         hit = _ClosestHit(self._accept)
@@ -281,16 +283,22 @@ class Lidar2D:
         """Ranges [m] of every beam (+inf: no return) measured by rendering `scene` (a sensors.scene.Scene) on
         the GPU from the sensor's current pose, the host at (x, y, yaw) or (x, y, z, yaw, pitch, roll): a lidar
         tilted with its vehicle on a slope sees the ground where its beams reach it."""
-        from mvsim_ros.sensors.camera import render
+        from mvsim_ros.sensors.camera import RenderTarget, draw_view, read_view
 
         if self._faces is None:
             self._faces = self._face_layout()
         intr, mats, centres, width = self._faces
         p = self.params
         base = host_matrix(vehicle_pose)
+        # One framebuffer per face, all drawn before any is read: one wait for the renderer per scan.
+        for k in range(len(mats)):
+            if k not in self._targets:
+                self._targets[k] = RenderTarget(scene.ctx, intr.ncols, intr.nrows)
+        targets = [self._targets[k] for k in range(len(mats))]
         with vehicles_hidden(scene, self._unrendered):
-            rows = np.stack([render(scene, self._targets, intr, base @ m, want_rgb=False).depth[1]
-                             for m in mats]).astype(float)  # (faces, cols): the beam-plane row
+            for fb, m in zip(targets, mats):
+                draw_view(scene, fb, intr, base @ m, want_rgb=False)
+        rows = np.stack([read_view(fb, intr, False, True).depth[1] for fb in targets]).astype(float)
         bearing_error, range_error = self._next_noise()
         bearings = self._angles
         if p.angle_noise > 0:

@@ -109,12 +109,12 @@ def test_the_carrying_vehicle_is_never_seen_and_others_only_with_bodies_visible(
     assert unseen > 1.0
 
 
-def test_one_ground_index_per_world_shared_by_its_lidars(tmp_path):
+def test_one_static_index_per_world_shared_by_its_lidars(tmp_path):
     world, sim = _world(tmp_path, 50)
     a, b = build_sensors(world, 1).lidars[0], build_sensors(world, 2).lidars[0]
-    address = a.ground_index_address(sim.box2d.world)
+    address = a.static_index_address(sim.box2d.world)
     assert address != 0
-    assert b.ground_index_address(sim.box2d.world) == address
+    assert b.static_index_address(sim.box2d.world) == address
 
 
 def test_large_map_row_world_is_what_the_generator_writes(tmp_path):

@@ -173,6 +173,8 @@ def test_a_received_twist_stamped_is_logged_at_simulated_time(tmp_path):
 
     try:
         assert probe.wait_for(lambda: "drive it:" in log.read_text(), 120), log.read_text()
+        # Discovery on one host can take a few seconds: the commands go out once the node listens.
+        assert probe.wait_for(lambda: publisher.get_subscription_count() > 0, 30), "the node never subscribed"
         probe.spin_for(3.0, publish=drive, rate_hz=10)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 0, log.read_text()

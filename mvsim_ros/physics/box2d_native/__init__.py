@@ -92,10 +92,21 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
     lib.mvb_ray_scan.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p,
                                  ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
     lib.mvb_ray_scan.restype = ctypes.c_int64
-    lib.mvb_static_index_new.argtypes = [ctypes.c_void_p]
-    lib.mvb_static_index_new.restype = ctypes.c_void_p
-    lib.mvb_static_index_free.argtypes = [ctypes.c_void_p]
-    lib.mvb_static_index_free.restype = None
+    lib.mvb_scene_index_new.argtypes = [ctypes.c_void_p]
+    lib.mvb_scene_index_new.restype = ctypes.c_void_p
+    lib.mvb_scene_index_free.argtypes = [ctypes.c_void_p]
+    lib.mvb_scene_index_free.restype = None
+    lib.mvb_scene_index_builds.argtypes = [ctypes.c_void_p]
+    lib.mvb_scene_index_builds.restype = ctypes.c_int64
+    lib.mvb_contacts_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.mvb_contacts_new.restype = ctypes.c_void_p
+    lib.mvb_contacts_describe.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                                          ctypes.c_void_p, ctypes.c_int64]
+    lib.mvb_contacts_describe.restype = ctypes.c_int64
+    lib.mvb_contacts_install.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.mvb_contacts_install.restype = None
+    lib.mvb_contacts_free.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.mvb_contacts_free.restype = None
     problem = _layout_problem(lib)
     return (None, problem) if problem else (lib, "")
 
@@ -142,17 +153,23 @@ def _apply_wrenches(body_addresses, fx, fy, tz):
     mvb_apply_wrenches(body_addresses.ctypes, body_addresses.size, fx.ctypes, fy.ctypes, tz.ctypes)
 
 
-class StaticIndex:
-    """The shim's grid over the fixtures of one static body (the ground: occupancy-grid walls, <walls>, vertical
-    planes), which a ray scan walks beam by beam instead of testing every fixture in range (shim.cpp StaticIndex).
-    Built from the body's fixtures as they are now: they must stay as they are while it is used. `address` is what
-    `ray_scan` and `mvb_ray_scan` take; freed with this object."""
+class SceneIndex:
+    """The shim's grid over the fixtures of every static body of one Box2D world (the ground: occupancy-grid walls,
+    <walls>, vertical planes; and static blocks), which a ray scan walks beam by beam instead of testing every
+    fixture in range (shim.cpp StaticIndex). It keeps itself up to date: a scan that finds a static body added,
+    removed, moved or changed since the grid was built has it rebuilt first. `address` is what `ray_scan` and
+    `mvb_ray_scan` take; freed with this object, which must not outlive its world."""
 
-    def __init__(self, body: Box2D.b2Body):
-        self.address = int(_LIB.mvb_static_index_new(address(body)) or 0)
+    def __init__(self, world: Box2D.b2World):
+        self.address = int(_LIB.mvb_scene_index_new(address(world)) or 0)
         if not self.address:
-            raise MemoryError("the Box2D shim could not index the static body's fixtures")
-        self._free = _LIB.mvb_static_index_free
+            raise MemoryError("the Box2D shim could not make a scene index")
+        self._free = _LIB.mvb_scene_index_free
+
+    @property
+    def rebuilds(self) -> int:
+        """How many times the grid was rebuilt because the world's static bodies changed."""
+        return int(_LIB.mvb_scene_index_builds(self.address))
 
     def __del__(self):
         if getattr(self, "address", 0):
@@ -160,24 +177,55 @@ class StaticIndex:
             self.address = 0
 
 
-#: The StaticIndex of each world's ground body, dropped with the world.
-_GROUND_INDEXES: "weakref.WeakKeyDictionary[Box2D.b2World, StaticIndex]" = weakref.WeakKeyDictionary()
+#: The SceneIndex of each world, dropped with the world.
+_SCENE_INDEXES: "weakref.WeakKeyDictionary[Box2D.b2World, SceneIndex]" = weakref.WeakKeyDictionary()
 
 
-def ground_index(world: Box2D.b2World, ground: Box2D.b2Body) -> StaticIndex:
-    """The StaticIndex of `world`'s ground body `ground` (static, its fixtures fixed when the world was built),
-    built on first use and shared by every lidar of the world."""
-    index = _GROUND_INDEXES.get(world)
+def scene_index(world: Box2D.b2World) -> SceneIndex:
+    """The SceneIndex of `world`, made on first use and shared by every lidar of the world."""
+    index = _SCENE_INDEXES.get(world)
     if index is None:
-        index = _GROUND_INDEXES[world] = StaticIndex(ground)
+        index = _SCENE_INDEXES[world] = SceneIndex(world)
     return index
+
+
+class VehicleContactListener:
+    """The shim's contact listener (shim.cpp VehicleContacts) installed on one Box2D world: per vehicle, the solid
+    contacts touching it and the solid fixtures overlapping its proximity fixtures are counted into `touching`
+    (int64) and any contact since the last reset flagged in `since_reset` (bool), both written in place during
+    Box2D's steps with no Python called. It keeps the world and the arrays alive, and takes itself off the world
+    when it goes."""
+
+    def __init__(self, world: Box2D.b2World, touching: np.ndarray, since_reset: np.ndarray,
+                 vehicle_bodies: list[tuple[Box2D.b2Body, int]], proximity_fixtures: list):
+        """vehicle_bodies: (body, vehicle index) pairs; proximity_fixtures: the vehicles' proximity sensors."""
+        if touching.dtype != np.int64 or since_reset.dtype != np.bool_ or not (
+                touching.flags.c_contiguous and since_reset.flags.c_contiguous):
+            raise TypeError("touching must be a C-contiguous int64 array and since_reset a bool one")
+        self._world, self.touching, self.since_reset = world, touching, since_reset
+        self.address = int(_LIB.mvb_contacts_new(touching.ctypes.data, since_reset.ctypes.data) or 0)
+        if not self.address:
+            raise MemoryError("the Box2D shim could not make a contact listener")
+        self._free = _LIB.mvb_contacts_free
+        bodies = addresses([body for body, _ in vehicle_bodies])
+        vehicle = np.array([index for _, index in vehicle_bodies], dtype=np.int64)
+        proximity = np.array([int(f.this) for f in proximity_fixtures], dtype=np.intp)
+        if _LIB.mvb_contacts_describe(self.address, bodies.ctypes.data, vehicle.ctypes.data, bodies.size,
+                                      proximity.ctypes.data, proximity.size):
+            raise MemoryError("the Box2D shim could not describe the vehicles to its contact listener")
+        _LIB.mvb_contacts_install(address(world), self.address)
+
+    def __del__(self):
+        if getattr(self, "address", 0):
+            self._free(address(self._world), self.address)
+            self.address = 0
 
 
 def ray_scan(world_address: int, index_address: int, origin: tuple[float, float], bearings: np.ndarray,
              range_max: float, hidden: np.ndarray) -> np.ndarray:
     """Ranges [m] of beams from `origin` [m] along world `bearings` [rad] up to range_max [m]: the nearest
-    non-sensor fixture not on a `hidden` body (sorted addresses), +inf when none; the fixtures of the body a
-    StaticIndex covers are found through it (`index_address`: StaticIndex.address, or 0 for none)."""
+    non-sensor fixture not on a `hidden` body (sorted addresses), +inf when none; the fixtures of the world's static
+    bodies are found through `index_address` (the world's SceneIndex.address, or 0 for none)."""
     bearings = np.ascontiguousarray(bearings, dtype=float)
     out = np.empty(bearings.size)
     if _LIB.mvb_ray_scan(world_address, index_address, float(origin[0]), float(origin[1]), bearings.ctypes.data,

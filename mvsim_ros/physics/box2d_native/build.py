@@ -22,6 +22,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from mvsim_ros.core import quiet_box2d_timer
+
 #: The pybox2d source distribution whose Box2D headers match the running extension's object layout.
 HEADERS_SDIST = "Box2D==2.3.2"
 HEADERS_SHA256 = "d1557dffdf9c1d6c796ec5df53e3d93227bb026c14b8411d22c295edaa2fb225"
@@ -34,7 +36,7 @@ SOURCE = Path(__file__).with_name("shim.cpp")
 def share_dir() -> Path:
     """Where the headers and the built library live: this interpreter's prefix (the venv), or
     $MVSIM_NATIVE_DIR."""
-    return Path(os.environ.get("MVSIM_NATIVE_DIR") or Path(sys.prefix) / "share" / "mvsim_ros")
+    return quiet_box2d_timer.share_dir()
 
 
 def library_path() -> Path:
@@ -69,10 +71,19 @@ def headers_dir(download: bool = True) -> Path | None:
 
 
 def build(force: bool = False) -> Path:
-    """Compile the shim if its library is missing (or `force`); returns the library's path."""
-    out = library_path()
+    """Compile the shim (and the quiet b2Timer, core/quiet_box2d_timer.py) if missing (or `force`); returns the
+    shim's path."""
+    _compile(SOURCE, CXXFLAGS, library_path(), "libmvsim_box2d-*.so", force)
+    _compile(quiet_box2d_timer.SOURCE, quiet_box2d_timer.CXXFLAGS, quiet_box2d_timer.library_path(),
+             "libmvsim_b2timer-*.so", force)
+    return library_path()
+
+
+def _compile(source: Path, flags: list[str], out: Path, family: str, force: bool) -> None:
+    """Compile `source` against the Box2D headers into `out` unless it exists (or `force`), then delete the other
+    libraries of its `family` (a glob) there: those of older sources."""
     if out.exists() and not force:
-        return out
+        return
     include = headers_dir()
     compiler = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
     if compiler is None:
@@ -83,13 +94,12 @@ def build(force: bool = False) -> Path:
     if not (Path(python_include) / "Python.h").exists():
         raise RuntimeError(f"Python.h not found in {python_include}: install this interpreter's development headers "
                            "(python3.11-dev on Debian)")
-    subprocess.run([compiler, *CXXFLAGS, f"-I{include}", f"-I{python_include}", str(SOURCE), "-o", str(partial)],
+    subprocess.run([compiler, *flags, f"-I{include}", f"-I{python_include}", str(source), "-o", str(partial)],
                    check=True)
     partial.replace(out)
-    for old in out.parent.glob("libmvsim_box2d-*.so"):
+    for old in out.parent.glob(family):
         if old != out:
             old.unlink()
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

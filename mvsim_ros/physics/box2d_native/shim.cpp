@@ -20,8 +20,10 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #define MVB_API extern "C" __attribute__((visibility("default")))
@@ -72,28 +74,55 @@ static bool is_hidden(const b2Body* body, const intptr_t* hidden, int64_t hidden
 
 struct BeamStamps;
 
-// A uniform grid over the fixtures of one static body (the ground: occupancy-grid walls, <walls>, vertical planes),
-// each fixture child (sensors excepted) listed in every cell its bounding box, padded by kPad, overlaps. A beam
-// walks the cells it crosses in order (a DDA) and stops once the nearest hit lies before the cell it leaves: its
-// cost grows with the cells it crosses, not with the number of fixtures. The body must not move nor gain or lose
-// fixtures (nor turn them into sensors) afterwards.
+// A static body as an index saw it when it was built: where it was, its newest fixture (Box2D puts a new fixture at
+// the head of the list) and whether it was active. A body that differs from this record was moved, changed or
+// replaced since, and the index no longer describes the world.
+struct IndexedBody {
+    const b2Body* body;
+    b2Vec2 position;
+    float32 angle;
+    const b2Fixture* newest_fixture;
+    bool active;
+
+    explicit IndexedBody(const b2Body* b)
+        : body(b), position(b->GetPosition()), angle(b->GetAngle()), newest_fixture(b->GetFixtureList()),
+          active(b->IsActive()) {}
+    // Whether `b` is this body, unchanged.
+    bool same(const b2Body* b) const {
+        return b == body && b->GetPosition() == position && b->GetAngle() == angle &&
+               b->GetFixtureList() == newest_fixture && b->IsActive() == active;
+    }
+};
+
+// A uniform grid over the fixtures of every static body of a world (the ground: occupancy-grid walls, <walls>,
+// vertical planes; and static blocks), each fixture child (sensors excepted) listed in every cell its bounding box,
+// padded by kPad, overlaps. A beam walks the cells it crosses in order (a DDA) and stops once the nearest hit lies
+// before the cell it leaves: its cost grows with the cells it crosses, not with the number of fixtures. The
+// bodies it covers are recorded in the world's body-list order (`bodies`), so that a scan walking the body list
+// can tell, at the cost of a few comparisons a body, whether the index still describes the world (SceneIndex).
 struct StaticIndex {
     static constexpr double kPad = 1e-2;  // [m]: far above float32 rounding of hit points, so no hit is missed
 
-    explicit StaticIndex(const b2Body* indexed);
+    explicit StaticIndex(const b2World* world);
     // The nearest of `nearest` and the fractions of the indexed fixtures the beam input.p1 -> input.p2 (direction
-    // (dx, dy), length range_max [m]) meets; `cast_already`: this thread's BeamStamps.
+    // (dx, dy), length range_max [m]) meets, skipping the fixtures of bodies k with skip[k] != 0; `cast_already`:
+    // this thread's BeamStamps.
     float32 cast(const b2RayCastInput& input, double dx, double dy, double range_max, float32 nearest,
-                 BeamStamps& cast_already) const;
+                 const uint8_t* skip, BeamStamps& cast_already) const;
 
-    const b2Body* body;
+    std::vector<IndexedBody> bodies;  // the static bodies, in body-list order
     double x0 = 0.0, y0 = 0.0, cell = 1.0;  // [m]: lower corner, cell side
     int64_t nx = 0, ny = 0;
     std::vector<int32_t> first;  // cell c = iy * nx + ix lists items[first[c] .. first[c + 1])
-    std::vector<int32_t> items;  // indices into fixtures / children
+    std::vector<int32_t> items;  // indices into fixtures / children / body_of
     std::vector<const b2Fixture*> fixtures;
     std::vector<int32> children;
+    std::vector<int32_t> body_of;  // each fixture child's body, an index into `bodies`
     std::vector<b2AABB> boxes;  // each fixture child's bounding box [m] (Box2D's, which pads polygons by 1 cm)
+    // Per cell, the Chebyshev distance in cells to the nearest cell listing anything (0 for those, at most 255):
+    // a beam in an empty cell at distance d crosses only empty cells over its next (d - 1) cell sides of length,
+    // and jumps them (walls around a large empty room cost a few jumps, not a cell at a time).
+    std::vector<uint8_t> empty_reach;
 };
 
 // Which fixture children of an index the current beam has cast already (each is cast once per beam, though listed
@@ -120,13 +149,19 @@ struct BeamStamps {
 };
 static thread_local BeamStamps beam_stamps;
 
-StaticIndex::StaticIndex(const b2Body* indexed) : body(indexed) {
-    for (const b2Fixture* f = body->GetFixtureList(); f; f = f->GetNext()) {
-        if (f->IsSensor()) continue;  // beams pass through sensors
-        for (int32 child = 0; child < f->GetShape()->GetChildCount(); ++child) {
-            fixtures.push_back(f);
-            children.push_back(child);
-            boxes.push_back(f->GetAABB(child));
+StaticIndex::StaticIndex(const b2World* world) {
+    for (const b2Body* body = world->GetBodyList(); body; body = body->GetNext()) {
+        if (body->GetType() != b2_staticBody) continue;
+        const int32_t slot = static_cast<int32_t>(bodies.size());
+        bodies.emplace_back(body);
+        for (const b2Fixture* f = body->GetFixtureList(); f; f = f->GetNext()) {
+            if (f->IsSensor()) continue;  // beams pass through sensors
+            for (int32 child = 0; child < f->GetShape()->GetChildCount(); ++child) {
+                fixtures.push_back(f);
+                children.push_back(child);
+                body_of.push_back(slot);
+                boxes.push_back(f->GetAABB(child));
+            }
         }
     }
     if (boxes.empty()) return;
@@ -163,7 +198,64 @@ StaticIndex::StaticIndex(const b2Body* indexed) : body(indexed) {
         for (int64_t iy = iy0; iy <= iy1; ++iy)
             for (int64_t ix = ix0; ix <= ix1; ++ix) items[fill[iy * nx + ix]++] = static_cast<int32_t>(i);
     }
+    // Chebyshev distance transform (two passes over the 8-neighbourhood): exact for this metric.
+    empty_reach.assign(nx * ny, 255);
+    for (int64_t c = 0; c < nx * ny; ++c) {
+        if (first[c + 1] > first[c]) empty_reach[c] = 0;
+    }
+    auto relax = [&](int64_t c, int64_t x, int64_t y) {
+        if (x < 0 || y < 0 || x >= nx || y >= ny) return;
+        const int d = empty_reach[y * nx + x] + 1;
+        if (d < empty_reach[c]) empty_reach[c] = static_cast<uint8_t>(d);
+    };
+    for (int64_t y = 0; y < ny; ++y) {
+        for (int64_t x = 0; x < nx; ++x) {
+            const int64_t c = y * nx + x;
+            relax(c, x - 1, y), relax(c, x - 1, y - 1), relax(c, x, y - 1), relax(c, x + 1, y - 1);
+        }
+    }
+    for (int64_t y = ny - 1; y >= 0; --y) {
+        for (int64_t x = nx - 1; x >= 0; --x) {
+            const int64_t c = y * nx + x;
+            relax(c, x + 1, y), relax(c, x + 1, y + 1), relax(c, x, y + 1), relax(c, x - 1, y + 1);
+        }
+    }
 }
+
+// The StaticIndex of one world, kept up to date: a scan that finds the world's static bodies no longer as the index
+// recorded them (one added, removed, moved, given a fixture, (de)activated, or turned dynamic) asks for a new one,
+// built from the world as it is. Scans hold the index they use (a shared_ptr), so a rebuild never pulls one from
+// under a scan on another thread. Not noticed: a fixture other than a body's newest destroyed, or a fixture made a
+// sensor, on a static body (the simulator does neither).
+class SceneIndex {
+  public:
+    explicit SceneIndex(const b2World* world) : world_(world) {}
+
+    // The index as it stands (built on first use).
+    std::shared_ptr<const StaticIndex> current() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!index_) index_ = std::make_shared<const StaticIndex>(world_);
+        return index_;
+    }
+    // A new index from the world as it is, unless another scan made one since `stale` (then that one).
+    std::shared_ptr<const StaticIndex> rebuilt(const std::shared_ptr<const StaticIndex>& stale) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (index_ == stale) index_ = std::make_shared<const StaticIndex>(world_);
+        ++builds_;
+        return index_;
+    }
+    // How many times the index was rebuilt after a change.
+    int64_t builds() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return builds_;
+    }
+
+  private:
+    const b2World* world_;
+    std::mutex mutex_;
+    std::shared_ptr<const StaticIndex> index_;
+    int64_t builds_ = 0;
+};
 
 // Whether the beam from (ox, oy) [m] along a unit direction whose components have the inverses (ix, iy) (inf for a
 // zero component), range_max [m] long, passes within kPad of the box: one that does not cannot hit what is inside.
@@ -186,7 +278,7 @@ static bool crosses(const b2AABB& box, double ox, double oy, double ix, double i
 }
 
 float32 StaticIndex::cast(const b2RayCastInput& input, double dx, double dy, double range_max,
-                          float32 nearest, BeamStamps& cast_already) const {
+                          float32 nearest, const uint8_t* skip, BeamStamps& cast_already) const {
     if (nx == 0) return nearest;
     cast_already.next_beam(fixtures.size());
     const double ox = input.p1.x, oy = input.p1.y;
@@ -211,11 +303,26 @@ float32 StaticIndex::cast(const b2RayCastInput& input, double dx, double dy, dou
     const double inv_x = dx != 0.0 ? 1.0 / dx : INFINITY, inv_y = dy != 0.0 ? 1.0 / dy : INFINITY;
     const double delta_x = cell * std::fabs(inv_x), delta_y = cell * std::fabs(inv_y);  // [m] between edges
     double hit_at = nearest * range_max;  // [m] along the beam to the nearest hit so far
+    double walked = t0;  // [m] along the beam to where the walk stands (at least)
     for (;;) {
         const int64_t c = iy * nx + ix;
+        if (empty_reach[c] > 2) {
+            // Every cell within empty_reach - 1 cells of this one is empty: the beam goes on past this cell's side
+            // for empty_reach - 2 more cell sides of length (staying among them) and takes up the walk from the
+            // cell it lands in. Each jump moves on by at least one cell side, whatever the rounding of the landing.
+            const double land = std::max(std::min(next_x, next_y), walked) + (empty_reach[c] - 2) * cell;  // [m]
+            walked = land;
+            if (hit_at < land - kPad || land > t1) return nearest;
+            ix = static_cast<int64_t>(std::floor((ox + dx * land - x0) / cell));
+            iy = static_cast<int64_t>(std::floor((oy + dy * land - y0) / cell));
+            if (ix < 0 || ix >= nx || iy < 0 || iy >= ny) return nearest;
+            next_x = dx != 0.0 ? (x0 + (ix + (dx > 0.0)) * cell - ox) / dx : INFINITY;
+            next_y = dy != 0.0 ? (y0 + (iy + (dy > 0.0)) * cell - oy) / dy : INFINITY;
+            continue;
+        }
         for (int32_t j = first[c]; j < first[c + 1]; ++j) {
             const int32_t i = items[j];
-            if (!cast_already.first_visit(i)) continue;
+            if (skip[body_of[i]] || !cast_already.first_visit(i)) continue;
             if (!crosses(boxes[i], ox, oy, inv_x, inv_y, range_max)) continue;
             b2RayCastOutput output;
             if (fixtures[i]->RayCast(&output, input, children[i]) && output.fraction < nearest) {
@@ -225,6 +332,7 @@ float32 StaticIndex::cast(const b2RayCastInput& input, double dx, double dy, dou
         }
         const double leave = std::min(next_x, next_y);  // [m] where the beam leaves this cell
         if (hit_at < leave - kPad || leave > t1) return nearest;
+        walked = std::max(walked, leave);
         if (next_x < next_y) {
             ix += step_x, next_x += delta_x;
             if (ix < 0 || ix >= nx) return nearest;
@@ -250,41 +358,60 @@ static double wrap_angle(double a) {
     return a;
 }
 
-// The fixture children a scan from (ox, oy) [m] up to range_max [m] may meet, outside the `skip` body: on active
-// bodies not in the sorted `hidden` list, not sensors, their boxes within reach; with the bearings each covers.
-static std::vector<Target> body_targets(const b2World* world, const b2Body* skip, double ox, double oy,
-                                        double range_max, const intptr_t* hidden, int64_t hidden_count) {
+// The fixture child `child` of `fixture` as a target of a scan from (ox, oy) [m] up to range_max [m], appended to
+// `targets` unless its box is out of reach.
+static void add_target(const b2Fixture* fixture, int32 child, double ox, double oy, double range_max,
+                       std::vector<Target>& targets) {
     const double reach = range_max + 1.0;  // [m]
     const double margin = 1e-6;  // [rad]: rounding of the corner angles never hides a box
-    std::vector<Target> targets;
+    const b2AABB& box = fixture->GetAABB(child);
+    const double x0 = box.lowerBound.x - ox, y0 = box.lowerBound.y - oy;
+    const double x1 = box.upperBound.x - ox, y1 = box.upperBound.y - oy;
+    if (x0 > reach || y0 > reach || x1 < -reach || y1 < -reach) return;
+    Target t{fixture, child, false, 0.0, 0.0, 0.0};
+    if (x0 <= 1e-6 && x1 >= -1e-6 && y0 <= 1e-6 && y1 >= -1e-6) {
+        t.all = true;
+    } else {
+        t.centre = std::atan2(0.5 * (y0 + y1), 0.5 * (x0 + x1));
+        t.low = M_PI;
+        t.high = -M_PI;
+        const double xs[4] = {x0, x1, x1, x0}, ys[4] = {y0, y0, y1, y1};
+        for (int c = 0; c < 4; ++c) {
+            const double d = wrap_angle(std::atan2(ys[c], xs[c]) - t.centre);
+            t.low = std::min(t.low, d - margin);
+            t.high = std::max(t.high, d + margin);
+        }
+    }
+    targets.push_back(t);
+}
+
+// What a scan from (ox, oy) [m] up to range_max [m] meets, outside the sorted `hidden` bodies and inactive ones,
+// sensors excepted: the fixture children of the bodies the index does not cover, with the bearings each covers
+// (`targets`; those of the indexed bodies too when `list_indexed`), and skip[k] != 0 for each indexed body k the
+// scan must not see. Returns false, with nothing listed, when the world's static bodies are no longer those the
+// index recorded (a static body added, removed, moved or changed): the caller rebuilds the index and asks again.
+static bool list_targets(const b2World* world, const StaticIndex* index, bool list_indexed, double ox, double oy,
+                         double range_max, const intptr_t* hidden, int64_t hidden_count, std::vector<Target>& targets,
+                         std::vector<uint8_t>& skip) {
+    targets.clear();
+    skip.assign(index ? index->bodies.size() : 0, 0);
+    size_t slot = 0;  // the next indexed body expected in the body list
     for (const b2Body* body = world->GetBodyList(); body; body = body->GetNext()) {
-        if (body == skip || !body->IsActive() || is_hidden(body, hidden, hidden_count)) continue;
+        const bool unseen = !body->IsActive() || is_hidden(body, hidden, hidden_count);
+        if (index && body->GetType() == b2_staticBody) {
+            if (slot >= index->bodies.size() || !index->bodies[slot].same(body)) return false;
+            skip[slot++] = unseen;
+            if (!list_indexed) continue;
+        }
+        if (unseen) continue;
         for (const b2Fixture* fixture = body->GetFixtureList(); fixture; fixture = fixture->GetNext()) {
             if (fixture->IsSensor()) continue;
             for (int32 child = 0; child < fixture->GetShape()->GetChildCount(); ++child) {
-                const b2AABB& box = fixture->GetAABB(child);
-                const double x0 = box.lowerBound.x - ox, y0 = box.lowerBound.y - oy;
-                const double x1 = box.upperBound.x - ox, y1 = box.upperBound.y - oy;
-                if (x0 > reach || y0 > reach || x1 < -reach || y1 < -reach) continue;
-                Target t{fixture, child, false, 0.0, 0.0, 0.0};
-                if (x0 <= 1e-6 && x1 >= -1e-6 && y0 <= 1e-6 && y1 >= -1e-6) {
-                    t.all = true;
-                } else {
-                    t.centre = std::atan2(0.5 * (y0 + y1), 0.5 * (x0 + x1));
-                    t.low = M_PI;
-                    t.high = -M_PI;
-                    const double xs[4] = {x0, x1, x1, x0}, ys[4] = {y0, y0, y1, y1};
-                    for (int c = 0; c < 4; ++c) {
-                        const double d = wrap_angle(std::atan2(ys[c], xs[c]) - t.centre);
-                        t.low = std::min(t.low, d - margin);
-                        t.high = std::max(t.high, d + margin);
-                    }
-                }
-                targets.push_back(t);
+                add_target(fixture, child, ox, oy, range_max, targets);
             }
         }
     }
-    return targets;
+    return !index || slot == index->bodies.size();
 }
 
 // Each target cast against the beams in its direction, lowering nearest[k] (fractions) to its hits. The beams'
@@ -439,34 +566,56 @@ class ScanHelper {
 // What walking the walls of a scan costs on one thread [us], averaged over this thread's recent scans.
 static thread_local double one_thread_micros = 0.0;
 
+// A scan's scratch arrays, one set per thread, kept between scans (no allocation per scan once grown).
+struct ScanScratch {
+    std::vector<double> dx, dy;  // beam directions
+    std::vector<b2Vec2> ends;  // [m]
+    std::vector<float32> nearest;  // fractions
+    std::vector<Target> targets;
+    std::vector<uint8_t> skip;  // indexed bodies not seen
+};
+static thread_local ScanScratch scan_scratch;
+
 // ray_scan: `count` beams from (ox, oy) [m] along world bearings [rad], each up to range_max [m]. ranges[k] =
 // fraction * range_max [m] of the nearest fixture the beam meets (+inf when none), sensors and the bodies listed in
 // `hidden` (sorted addresses) excepted. Each fixture's own Box2D ray cast gives its fraction, which does not depend
 // on the clipping b2World::RayCast applies, so the nearest is the one b2World::RayCast with a closest-hit callback
-// reports, to the bit. The fixtures of `index`'s body (null: none) are found by walking its grid when it has many;
-// those of the other bodies (vehicles, blocks, actors: few) are listed once per scan and tested against the beams in
-// their direction. The walls of costly scans of at least kSplitBeams beams are walked by two threads (ScanHelper).
-static void ray_scan(intptr_t world, const StaticIndex* index, double ox, double oy, const double* bearings,
+// reports, to the bit. The fixtures of the world's static bodies are found by walking `scene`'s grid (null: no
+// index) when they are many; those of the other bodies (vehicles, movable blocks, actors: few) are listed once per
+// scan and tested against the beams in their direction. The walls of costly scans of at least kSplitBeams beams
+// are walked by two threads (ScanHelper).
+static void ray_scan(intptr_t world, SceneIndex* scene, double ox, double oy, const double* bearings,
                      int64_t count, double range_max, const intptr_t* hidden, int64_t hidden_count, double* ranges) {
     const b2World* w = reinterpret_cast<const b2World*>(world);
     // A few fixtures are cast faster listed with the others (a 5 m room: 8 us a scan listed, 16 us walking the grid).
     const size_t kFewFixtures = 64;
     const int64_t kSplitBeams = 64;
     const double kSplitMicros = 40.0;
-    if (index && index->fixtures.size() < kFewFixtures) index = nullptr;
-    const b2Body* indexed = index ? index->body : nullptr;
+    ScanScratch& scratch = scan_scratch;
+    std::shared_ptr<const StaticIndex> index = scene ? scene->current() : nullptr;
+    for (;;) {
+        const bool list_indexed = index && index->fixtures.size() < kFewFixtures;
+        if (list_targets(w, index.get(), list_indexed, ox, oy, range_max, hidden, hidden_count, scratch.targets,
+                         scratch.skip)) {
+            if (list_indexed) index = nullptr;  // listed with the others: nothing left to walk
+            break;
+        }
+        index = scene->rebuilt(index);
+    }
     b2Vec2 origin(static_cast<float32>(ox), static_cast<float32>(oy));
-    std::vector<double> dx(count), dy(count);  // beam directions
-    std::vector<b2Vec2> ends(count);
-    std::vector<float32> nearest(count, 2.0f);  // > 1: no hit yet
-    const std::vector<Target> targets = body_targets(w, indexed, ox, oy, range_max, hidden, hidden_count);
-    const bool walk_index = indexed && index->nx > 0 && indexed->IsActive() && !is_hidden(indexed, hidden,
-                                                                                             hidden_count);
+    scratch.dx.resize(count), scratch.dy.resize(count), scratch.ends.resize(count);
+    scratch.nearest.assign(count, 2.0f);  // > 1: no hit yet
+    double* dx = scratch.dx.data();
+    double* dy = scratch.dy.data();
+    b2Vec2* ends = scratch.ends.data();
+    float32* nearest = scratch.nearest.data();
     for (int64_t k = 0; k < count; ++k) {
-        dx[k] = std::cos(bearings[k]), dy[k] = std::sin(bearings[k]);
+        sincos(bearings[k], &dy[k], &dx[k]);  // the numbers sin() and cos() give, in one call
         ends[k].Set(static_cast<float32>(ox + range_max * dx[k]), static_cast<float32>(oy + range_max * dy[k]));
     }
-    cast_targets(targets, origin, ends.data(), bearings, count, nearest.data());
+    cast_targets(scratch.targets, origin, ends, bearings, count, nearest);
+    const StaticIndex* walls = index && index->nx > 0 ? index.get() : nullptr;
+    const uint8_t* skip = scratch.skip.data();
     // The walls, for the beams of blocks first, first + stride, ... of kBlock beams: neighbouring beams cost alike,
     // so interleaving blocks shares a scan's work evenly between two threads (blocks, not single beams, so that the
     // two threads write to different cache lines).
@@ -479,22 +628,22 @@ static void ray_scan(intptr_t world, const StaticIndex* index, double ox, double
         for (int64_t block = first * kBlock; block < count; block += stride * kBlock) {
             for (int64_t k = block; k < std::min(count, block + kBlock); ++k) {
                 input.p2 = ends[k];
-                nearest[k] = index->cast(input, dx[k], dy[k], range_max, nearest[k], stamps);
+                nearest[k] = walls->cast(input, dx[k], dy[k], range_max, nearest[k], skip, stamps);
             }
         }
     };
     // Split only scans that cost more than kSplitMicros on one thread (an estimate from this thread's recent scans):
     // for cheaper ones the hand-over, and a helper kept awake beside the middleware's threads, cost more than the
     // split saves (measured through the node: a 25 us scan split made the node slower, a 45 us one faster).
-    const bool split = walk_index && count >= kSplitBeams && ScanHelper::enabled() &&
+    const bool split = walls && count >= kSplitBeams && ScanHelper::enabled() &&
                        (one_thread_micros >= kSplitMicros || ScanHelper::setting() == 2);
     const auto started = std::chrono::steady_clock::now();
     if (split) {
         ScanHelper::get().run_beside([&] { walk(0, 2); }, [&] { walk(1, 2); });
-    } else if (walk_index) {
+    } else if (walls) {
         walk(0, 1);
     }
-    if (walk_index) {
+    if (walls) {
         const auto elapsed = std::chrono::steady_clock::now() - started;
         const double took = std::chrono::duration<double, std::micro>(elapsed).count();
         one_thread_micros += 0.2 * ((split ? 2.0 * took : took) - one_thread_micros);
@@ -504,28 +653,122 @@ static void ray_scan(intptr_t world, const StaticIndex* index, double ox, double
     }
 }
 
-// A StaticIndex over the fixtures of the static body at `body` (a b2Body address); 0 when it failed. Free it with
-// mvb_static_index_free before the body goes.
-MVB_API intptr_t mvb_static_index_new(intptr_t body) {
+// A SceneIndex of the world at `world` (a b2World address): its static bodies indexed on first use and again
+// after they change; 0 when it failed. Free it with mvb_scene_index_free before the world goes.
+MVB_API intptr_t mvb_scene_index_new(intptr_t world) {
     try {
-        return reinterpret_cast<intptr_t>(new StaticIndex(reinterpret_cast<const b2Body*>(body)));
+        return reinterpret_cast<intptr_t>(new SceneIndex(reinterpret_cast<const b2World*>(world)));
     } catch (...) {
         return 0;
     }
 }
 
-MVB_API void mvb_static_index_free(intptr_t index) { delete reinterpret_cast<StaticIndex*>(index); }
+MVB_API void mvb_scene_index_free(intptr_t index) { delete reinterpret_cast<SceneIndex*>(index); }
 
-// ray_scan for callers through the C ABI (index: a mvb_static_index_new result or 0): returns 0, or 1 when it
-// failed (out of memory, a Box2D assertion).
+// How many times the SceneIndex at `index` was rebuilt because the world's static bodies changed.
+MVB_API int64_t mvb_scene_index_builds(intptr_t index) { return reinterpret_cast<SceneIndex*>(index)->builds(); }
+
+// ray_scan for callers through the C ABI (index: a mvb_scene_index_new result for this world, or 0): returns 0, or 1
+// when it failed (out of memory, a Box2D assertion).
 MVB_API int64_t mvb_ray_scan(intptr_t world, intptr_t index, double ox, double oy, const double* bearings,
                              int64_t count, double range_max, const intptr_t* hidden, int64_t hidden_count,
                              double* ranges) {
     try {
-        ray_scan(world, reinterpret_cast<const StaticIndex*>(index), ox, oy, bearings, count, range_max, hidden,
+        ray_scan(world, reinterpret_cast<SceneIndex*>(index), ox, oy, bearings, count, range_max, hidden,
                  hidden_count, ranges);
     } catch (...) {
         return 1;
     }
     return 0;
+}
+
+// Counts, per vehicle, the solid contacts touching it and the solid fixtures of other bodies overlapping its
+// proximity fixtures (sensors over its outline grown by the world's collision threshold), and remembers any contact
+// since the last reset: what physics/bodies.py's ContactCounter does in Python, here so that Box2D calls no Python
+// during a step (pybox2d routes every listener callback, PreSolve and PostSolve of each touching contact included,
+// through Python once a Python listener is installed). `touching` (int64) and `since_reset` (one byte per vehicle)
+// are the caller's arrays, written in place; they must outlive the listener's use.
+class VehicleContacts : public b2ContactListener {
+  public:
+    VehicleContacts(int64_t* touching, uint8_t* since_reset) : touching_(touching), since_reset_(since_reset) {}
+
+    // Vehicle index of each of `count` bodies (addresses), and which fixtures (addresses) are proximity fixtures.
+    void describe(const intptr_t* bodies, const int64_t* vehicle, int64_t count, const intptr_t* proximity,
+                  int64_t proximity_count) {
+        vehicles_.clear();
+        for (int64_t i = 0; i < count; ++i) vehicles_.emplace_back(bodies[i], vehicle[i]);
+        std::sort(vehicles_.begin(), vehicles_.end());
+        proximity_.assign(proximity, proximity + proximity_count);
+        std::sort(proximity_.begin(), proximity_.end());
+    }
+
+    void BeginContact(b2Contact* contact) override { update(contact, +1); }
+    void EndContact(b2Contact* contact) override { update(contact, -1); }
+
+  private:
+    bool is_proximity(const b2Fixture* f) const {
+        return std::binary_search(proximity_.begin(), proximity_.end(), reinterpret_cast<intptr_t>(f));
+    }
+    // The vehicle a fixture's body is (its index), or -1.
+    int64_t vehicle_of(const b2Fixture* f) const {
+        const intptr_t body = reinterpret_cast<intptr_t>(f->GetBody());
+        auto found = std::lower_bound(vehicles_.begin(), vehicles_.end(), std::make_pair(body, INT64_MIN));
+        return found != vehicles_.end() && found->first == body ? found->second : -1;
+    }
+    void count(const b2Fixture* f, int delta) {
+        const int64_t k = vehicle_of(f);
+        if (k < 0) return;
+        touching_[k] += delta;
+        if (delta > 0) since_reset_[k] = 1;
+    }
+    void update(b2Contact* contact, int delta) {
+        const b2Fixture* a = contact->GetFixtureA();
+        const b2Fixture* b = contact->GetFixtureB();
+        if (a->IsSensor() || b->IsSensor()) {  // only a proximity fixture over another body's solid fixture counts
+            if (is_proximity(a) && !b->IsSensor()) count(a, delta);
+            if (is_proximity(b) && !a->IsSensor()) count(b, delta);
+            return;
+        }
+        count(a, delta);
+        count(b, delta);
+    }
+
+    int64_t* touching_;
+    uint8_t* since_reset_;
+    std::vector<std::pair<intptr_t, int64_t>> vehicles_;  // (body address, vehicle index), sorted
+    std::vector<intptr_t> proximity_;  // fixture addresses, sorted
+};
+
+// A VehicleContacts writing into `touching` and `since_reset` (see above); 0 when it failed.
+MVB_API intptr_t mvb_contacts_new(int64_t* touching, uint8_t* since_reset) {
+    try {
+        return reinterpret_cast<intptr_t>(new VehicleContacts(touching, since_reset));
+    } catch (...) {
+        return 0;
+    }
+}
+
+// Tell the listener which bodies are which vehicles and which fixtures are proximity fixtures; 1 when it failed.
+MVB_API int64_t mvb_contacts_describe(intptr_t listener, const intptr_t* bodies, const int64_t* vehicle,
+                                      int64_t count, const intptr_t* proximity, int64_t proximity_count) {
+    try {
+        reinterpret_cast<VehicleContacts*>(listener)->describe(bodies, vehicle, count, proximity, proximity_count);
+    } catch (...) {
+        return 1;
+    }
+    return 0;
+}
+
+// Make the listener the world's contact listener.
+MVB_API void mvb_contacts_install(intptr_t world, intptr_t listener) {
+    reinterpret_cast<b2World*>(world)->SetContactListener(reinterpret_cast<VehicleContacts*>(listener));
+}
+
+// Free the listener, first taking it off the world (a b2World address, which must still exist) if it is the world's
+// contact listener.
+MVB_API void mvb_contacts_free(intptr_t world, intptr_t listener) {
+    b2World* w = reinterpret_cast<b2World*>(world);
+    VehicleContacts* contacts = reinterpret_cast<VehicleContacts*>(listener);
+    if (w && w->GetContactManager().m_contactListener == contacts) w->SetContactListener(nullptr);
+    delete contacts;
 }

@@ -12,9 +12,11 @@ raytrace_3d: those render through OpenGL) and the Box2D shim is loaded (`compile
 or stand in the world (fixed in `map`).
 
 Noise: each noisy lidar's bearing and range errors for its next `noise_blocks` scans (as many as the longest run
-takes) are drawn from its own generator before a compiled run (Lidar2D.noise_ahead, in the order its scans draw
-them) and the ones used are marked after it, so a scan has the same numbers whichever path measures it; a lidar
-that has used them all is handed back to Python for that scan, and the next run draws more.
+takes) are drawn from its own generator (Lidar2D.noise_ahead, in the order its scans draw them) into a buffer kept
+across compiled runs; the ones used are marked after each run, so a scan has the same numbers whichever path
+measures it. The buffer is refilled only when a lidar has used it up (that scan is handed back to Python, and the
+next run starts from fresh numbers) or when a scan measured in Python took noise of its own (Lidar2D.noise_taken
+moved), so a run costs no copying of noise.
 """
 
 from __future__ import annotations
@@ -104,11 +106,13 @@ class HiddenBodies(NamedTuple):
 
 class ScanNoise(NamedTuple):
     """Noise drawn ahead: noise[block, 0, ray] bearing [rad] and noise[block, 1, ray] range [m] errors of the
-    block-th scan; used[i]: blocks lidar i used in this run."""
+    block-th scan; lidar i's next scan takes block first[i] + used[i], used[i] being the blocks it used in this
+    run."""
 
     noisy: np.ndarray
     noise: np.ndarray
     used: np.ndarray
+    first: np.ndarray
 
 
 class ScanWork(NamedTuple):
@@ -126,11 +130,11 @@ class ScanWork(NamedTuple):
 
 
 class Scans(NamedTuple):
-    """`serve_scans`' lidars: the Box2D world and its ground index (addresses), their schedules (SCHEDULE records),
+    """`serve_scans`' lidars: the Box2D world and its static-body index (addresses), their schedules (SCHEDULE records),
     geometry, hidden bodies, noise, messages and work arrays."""
 
     world: int
-    ground_index: int
+    static_index: int
     schedule: np.ndarray
     rig: LidarRig
     hidden: HiddenBodies
@@ -154,9 +158,9 @@ def serve_scans(now, sec, nsec, body_pose, scans):
     for i in range(schedule.shape[0]):
         if reach < schedule[i].next_s:
             continue
-        if noisy[i] and noise_used[i] >= noise.shape[0]:
+        row = scans.noise.first[i] + noise_used[i]
+        if noisy[i] and row >= noise.shape[0]:
             return failures, False  # its noise drawn ahead is used up: Python serves this scan
-        row = noise_used[i]
         k = rig.vehicle[i]
         x, y, yaw = 0.0, 0.0, 0.0  # a lidar fixed in the world: its mounting is its pose
         if k >= 0:
@@ -173,7 +177,7 @@ def serve_scans(now, sec, nsec, body_pose, scans):
                 bearings[j] = bearings[j] + noise[row, 0, first + j]
         out = work.ranges[first:first + count]
         seen_not = scans.hidden.bodies[scans.hidden.start[i]:scans.hidden.start[i + 1]]
-        if mvb_ray_scan(scans.world, scans.ground_index, origin_x, origin_y, bearings.ctypes, count,
+        if mvb_ray_scan(scans.world, scans.static_index, origin_x, origin_y, bearings.ctypes, count,
                         rig.range_max[i], seen_not.ctypes, seen_not.size, out.ctypes) != 0:
             return failures, False
         schedule[i].next_s = next_grid_time(schedule[i].next_s, schedule[i].period_s, now)
@@ -239,7 +243,10 @@ class FastScans:
         periods = [lidar.params.period for lidar in self.lidars if lidar.params.period > 0.0]
         per_run = math.ceil(LONGEST_RUN_STEPS * sim.dt / min(periods)) + 1 if periods else NOISE_BLOCKS_MIN
         blocks = noise_blocks(total, per_run) if noisy.any() else 0
-        self._noise = ScanNoise(noisy, np.zeros((blocks, 2, total)), np.zeros(count, dtype=np.intp))
+        self._noise = ScanNoise(noisy, np.zeros((blocks, 2, total)), np.zeros(count, dtype=np.intp),
+                                np.full(count, blocks, dtype=np.intp))
+        #: Lidar i's noise_taken when block first[i] of the buffer was its next block (-1: not drawn yet).
+        self._noise_taken = np.full(count, -1, dtype=np.int64)
         ranges32 = np.zeros(max(rays, default=0), dtype=np.float32)
         self._work = ScanWork(ranges=np.zeros(total), scanned=np.zeros(count, dtype=bool), origin=np.zeros((count, 3)),
                               bearings=np.zeros(max(rays, default=0)), ranges32=ranges32,
@@ -262,16 +269,24 @@ class FastScans:
             load_schedule(self._schedule_fields, i, lidar.schedule)
         self._refresh_hidden()
         self._work.scanned[:] = False
+        self._refill_noise()
+        world = self.sim.box2d.world
+        index = self.lidars[0].static_index_address(world) if self.lidars else 0
+        self._arguments = Scans(box2d_native.address(world), index, self._schedule, self._rig, self._hidden,
+                                self._noise, self.sink, self._work)
+        return self._arguments
+
+    def _refill_noise(self) -> None:
+        """Refill each noisy lidar's part of the noise buffer where it is used up or no longer the lidar's next
+        numbers (a scan measured in Python took some); the others keep theirs."""
         ray_start, noise = self._rig.ray_start, self._noise
         noise.used[:] = 0
+        blocks = len(noise.noise)
         for i, lidar in enumerate(self.lidars):
-            if noise.noisy[i]:
-                noise.noise[:, :, ray_start[i]:ray_start[i + 1]] = lidar.noise_ahead(len(noise.noise))
-        world = self.sim.box2d.world
-        index = self.lidars[0].ground_index_address(world) if self.lidars else 0
-        self._arguments = Scans(box2d_native.address(world), index, self._schedule, self._rig, self._hidden, noise,
-                                self.sink, self._work)
-        return self._arguments
+            if noise.noisy[i] and (noise.first[i] >= blocks or self._noise_taken[i] != lidar.noise_taken):
+                noise.noise[:, :, ray_start[i]:ray_start[i + 1]] = lidar.noise_ahead(blocks)
+                noise.first[i] = 0
+                self._noise_taken[i] = lidar.noise_taken
 
     def _refresh_hidden(self) -> None:
         """The bodies each lidar does not see (Lidar2D.hidden_bodies), flattened when any list changed."""
@@ -289,7 +304,10 @@ class FastScans:
         sim, work, ray_start = self.sim, self._work, self._rig.ray_start
         for i, lidar in enumerate(self.lidars):
             if self._noise.noisy[i]:
-                lidar.skip_noise(int(self._noise.used[i]))
+                used = int(self._noise.used[i])
+                lidar.skip_noise(used)
+                self._noise.first[i] += used
+                self._noise_taken[i] += used
             store_schedule(self._schedule_fields, i, lidar.schedule)
             if work.scanned[i]:
                 first, last = ray_start[i], ray_start[i + 1]

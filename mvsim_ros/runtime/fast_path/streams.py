@@ -136,8 +136,8 @@ def steps_with_streams(count, steps, dt, wrap_every, start, engine, model, work,
         done, status = advance_steps(run, steps, dt, wrap_every, engine, model, work)
         steps += done
         total += done
-        if status != RAN or steps % wrap_every == 0:
-            break  # Python raises, or wraps the wheel angles, then serves this instant itself
+        if status != RAN:
+            break  # Python raises
         now = steps * dt
         reach = now + DUE_TOLERANCE_S
         vehicles_due = reach >= schedule.next_s
@@ -162,4 +162,6 @@ def steps_with_streams(count, steps, dt, wrap_every, start, engine, model, work,
             if not scanned:
                 handed_back = True
                 break
+        if steps % wrap_every == 0:
+            break  # Python wraps the wheel angles (which no stream reads) and serves its own sinks due now
     return total, status, failures, handed_back

@@ -1,0 +1,139 @@
+"""Static blocks are found through the shim's one index of everything static (with the ground's fixtures): a scan
+among many static blocks, some below or above the beam, gives pybox2d's closest hits beam for beam, and the index
+follows the world when a static block is added, removed or moved (rebuilt then, and only then)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mvsim_ros.physics import Simulation, box2d_native
+from mvsim_ros.physics.entity_state import place_rigidly
+from mvsim_ros.physics.world_edit import with_entity, without_entity
+from mvsim_ros.sensors.suite import build_sensors
+from mvsim_ros.world import load_world, load_world_string
+
+pytestmark = pytest.mark.skipif(not box2d_native.AVAILABLE, reason="the Box2D shim is not built")
+
+ROBOT = """
+  <vehicle:class name="bot">
+    <dynamics class="differential">
+      <chassis mass="15.0"><shape><pt>-0.25 -0.22</pt><pt>0.25 -0.22</pt><pt>0.25 0.22</pt><pt>-0.25 0.22</pt>
+      </shape></chassis>
+      <l_wheel pos="0.0  0.25" mass="1.0" width="0.05" diameter="0.20"/>
+      <r_wheel pos="0.0 -0.25" mass="1.0" width="0.05" diameter="0.20"/>
+    </dynamics>
+  </vehicle:class>
+"""
+LIDAR = ('<sensor class="laser" name="scan"><pose_3d>0.1 0 0.3 0 0 0</pose_3d><fov_degrees>360</fov_degrees>'
+         '<nrays>361</nrays><range_max>25</range_max><range_std_noise>0</range_std_noise>'
+         '<angle_std_noise_deg>0</angle_std_noise_deg></sensor>')
+
+
+def _block(name: str, x: float, y: float, yaw: float, half: float, zmin: float = 0.0, zmax: float = 1.0,
+           static: bool = True) -> str:
+    return (f'<block name="{name}"><static>{str(static).lower()}</static><mass>5</mass><init_pose>{x} {y} {yaw}'
+            f'</init_pose><zmin>{zmin}</zmin><zmax>{zmax}</zmax><shape><pt>{-half} {-half}</pt><pt>{half} {-half}</pt>'
+            f'<pt>{half} {half}</pt><pt>{-half} {half}</pt></shape></block>')
+
+
+def _world_xml(blocks: int, seed: int = 5) -> str:
+    """A robot with a 361-ray lidar (beam height 0.3 m) among `blocks` static boxes scattered over 40 m x 40 m (one in
+    eight below the beam, one in eight above it), a few movable boxes and <walls> on the ground body."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for i in range(blocks):
+        x, y = rng.uniform(-20, 20, 2)
+        if math.hypot(x, y) < 1.5:
+            x += 3.0
+        zmin, zmax = ((0.0, 0.2) if i % 8 == 1 else (0.5, 1.5) if i % 8 == 2 else (0.0, 1.0))
+        parts.append(_block(f"s{i}", round(x, 3), round(y, 3), round(float(rng.uniform(0, 90)), 2),
+                            round(float(rng.uniform(0.1, 0.6)), 3), zmin, zmax))
+    parts += [_block(f"m{i}", 2.0 + i, -2.0, 10 * i, 0.2, static=False) for i in range(3)]
+    walls = ("<walls><wallThickness>0.1</wallThickness><shape><pt>-22 -22</pt><pt>22 -22</pt><pt>22 22</pt>"
+             "<pt>-22 22</pt></shape></walls>")
+    robot = f'<vehicle name="r1" class="bot"><init_pose>0 0 0</init_pose>{LIDAR}</vehicle>'
+    return f'<mvsim_world version="1.0">{walls}{ROBOT}{robot}{"".join(parts)}</mvsim_world>'
+
+
+def _pybox2d_ranges(lidar, box2d_world, origin, bearings) -> np.ndarray:
+    """The same beams through pybox2d's ray casts (the path taken without the shim)."""
+    available = box2d_native.AVAILABLE
+    box2d_native.AVAILABLE = False
+    try:
+        return lidar._cast(box2d_world, origin, bearings)
+    finally:
+        box2d_native.AVAILABLE = available
+
+
+def _same_as_pybox2d(lidar, sim, rng, trials: int = 12) -> int:
+    """Scans from random origins equal pybox2d's closest hits; returns how many beams hit something."""
+    hits = 0
+    for trial in range(trials):
+        origin = (float(rng.uniform(-18, 18)), float(rng.uniform(-18, 18)))
+        bearings = rng.uniform(-math.pi, math.pi) + lidar.params.angles
+        if trial % 2:
+            bearings = bearings + rng.normal(0.0, 0.01, bearings.size)
+        shim = lidar._cast(sim.box2d.world, origin, bearings)
+        assert shim.tobytes() == _pybox2d_ranges(lidar, sim.box2d.world, origin, bearings).tobytes()
+        hits += int(np.isfinite(shim).sum())
+    return hits
+
+
+@pytest.mark.parametrize("blocks", [4, 40, 400])
+def test_scans_among_static_blocks_equal_pybox2d_closest_hits(blocks):
+    world = load_world_string(_world_xml(blocks))
+    sim = Simulation(world)
+    lidar = build_sensors(world, 1).lidars[0]
+    assert _same_as_pybox2d(lidar, sim, np.random.default_rng(blocks)) > 1000
+
+
+def test_blocks_outside_the_beam_height_are_not_seen():
+    """A static block below the beam and one above it, straight ahead of the lidar, and a wall behind both."""
+    xml = (f'<mvsim_world version="1.0">{ROBOT}<vehicle name="r1" class="bot"><init_pose>0 0 0</init_pose>{LIDAR}'
+           f'</vehicle>{_block("low", 2, 0, 0, 0.2, 0.0, 0.2)}{_block("high", 3, 0, 0, 0.2, 0.5, 1.5)}'
+           f'{_block("wall", 6, 0, 0, 0.5)}' + "".join(_block(f"f{i}", -10, i - 40, 0, 0.3) for i in range(80))
+           + "</mvsim_world>")
+    world = load_world_string(xml)
+    sim = Simulation(world)
+    lidar = build_sensors(world, 1).lidars[0]
+    ahead = lidar._cast(sim.box2d.world, (0.1, 0.0), np.array([0.0]))[0]
+    assert ahead == pytest.approx(6.0 - 0.5 - 0.1, abs=2e-3)  # the wall's near face, through the other two
+
+
+def test_the_index_follows_static_blocks_added_removed_and_moved(tmp_path):
+    path = tmp_path / "blocks.world.xml"
+    path.write_text(_world_xml(100), encoding="utf-8")
+    world = load_world(path)
+    sim = Simulation(world)
+    lidar = build_sensors(world, 1).lidars[0]
+    rng = np.random.default_rng(11)
+    index = box2d_native.scene_index(sim.box2d.world)
+    _same_as_pybox2d(lidar, sim, rng, 4)
+    builds = index.rebuilds
+    _same_as_pybox2d(lidar, sim, rng, 4)
+    assert index.rebuilds == builds  # nothing static changed: the same grid
+
+    # A static block spawned straight ahead: the next scan sees it.
+    spec = load_world_string(_world_xml(0).replace("</mvsim_world>", _block("new", 1.5, 0, 0, 0.2) + "</mvsim_world>"))
+    sim = with_entity(sim, spec.blocks[-1])
+    lidar = build_sensors(sim.spec, 1).lidars[0]  # as the node does after an edit: the sensors of the new world
+    ahead = lidar._cast(sim.box2d.world, (0.1, 0.0), np.array([0.0]))[0]
+    assert ahead == pytest.approx(1.5 - 0.2 - 0.1, abs=2e-3)
+    assert index.rebuilds == builds + 1
+    _same_as_pybox2d(lidar, sim, rng, 4)
+
+    # Moved aside (set-state of a static block), then removed: the beam passes where it stood.
+    new = len(sim.box2d.blocks) - 1
+    body = sim.box2d.blocks[new]
+    place_rigidly([body], body, 1.5, 5.0, 0.0, 0.0, 0.0, 0.0)
+    moved = lidar._cast(sim.box2d.world, (0.1, 0.0), np.array([0.0, math.atan2(5.0, 1.4)]))
+    assert moved[0] > 1.5 and moved[1] == pytest.approx(math.hypot(1.4, 5.0) - 0.2, abs=0.05)
+    assert index.rebuilds == builds + 2
+    _same_as_pybox2d(lidar, sim, rng, 4)
+    sim = without_entity(sim, "block", new)
+    lidar = build_sensors(sim.spec, 1).lidars[0]
+    _same_as_pybox2d(lidar, sim, rng, 4)
+    assert index.rebuilds == builds + 3
