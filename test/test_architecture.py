@@ -376,7 +376,7 @@ def test_the_checks_find_each_kind_of_violation(toy):
 #: real-time factor, paths).
 BENCH_SHARED = {"vehicles", "node", "node_process", "paths", "node_rtf"}
 #: Benchmark case modules: imported by the command line only.
-BENCH_CASES = {"physics", "sensors", "viewer", "edits", "recording", "gym_steps", "sweep_throughput"}
+BENCH_CASES = {"physics", "sensors", "viewer", "edits", "recording", "gym_steps", "sweep_throughput", "rendered"}
 
 
 def test_bench_cases_import_only_the_shared_modules():

@@ -115,7 +115,18 @@ class SensorRunner:
         sim = self.sim
         now = sim.time
         out = Measured(now)
+        lidars3d = [i for i, lidar in enumerate(self.lidars3d) if lidar.due(now)]
+        cameras = [i for i, cam in enumerate(self.cameras) if cam.due(now)]
         updated = False
+        if lidars3d or cameras:
+            self.scene.update(sim)
+            updated = True
+            # Every view drawn first and read back after the 2D lidars' renders: the renderer draws while the
+            # next views are submitted, and the first read waits for all of them at once.
+            for index in lidars3d:
+                self.lidars3d[index].submit(self.scene, host_pose3(sim, self.lidars3d[index].vehicle))
+            for index in cameras:
+                self.cameras[index].submit(self.scene, host_pose3(sim, self.cameras[index].vehicle))
         for index, lidar in enumerate(self.lidars):
             if lidar.due(now):
                 if lidar.raytrace_3d and self.scene is not None:
@@ -132,17 +143,8 @@ class SensorRunner:
         for index, gnss in enumerate(self.gnss):
             if gnss.due(now):
                 out.fixes.append((index, gnss.read(host_pose3(sim, gnss.vehicle))))
-        lidars3d = [i for i, lidar in enumerate(self.lidars3d) if lidar.due(now)]
-        cameras = [i for i, cam in enumerate(self.cameras) if cam.due(now)]
-        if lidars3d or cameras:
-            if not updated:
-                self.scene.update(sim)
-            for index in lidars3d:
-                lidar = self.lidars3d[index]
-                out.clouds.append((index, lidar.scan(self.scene, host_pose3(sim, lidar.vehicle))))
-            for index in cameras:
-                cam = self.cameras[index]
-                out.frames.append((index, cam.capture(self.scene, host_pose3(sim, cam.vehicle))))
+        out.clouds = [(index, self.lidars3d[index].collect()) for index in lidars3d]
+        out.frames = [(index, self.cameras[index].collect()) for index in cameras]
         return out
 
     def _read_imus(self, due: list[int]) -> list[ImuReading]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mvsim_ros.core.jit import kernel
 from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.scene import SKY_COLOR, Scene
@@ -34,9 +35,7 @@ from mvsim_ros.world.specs import Pose3, SensorSpec
 #: Optical frame relative to an X-forward body: yaw -90 deg, pitch 0, roll -90 deg.
 BODY_TO_OPTICAL = Pose3(yaw=-math.pi / 2, roll=-math.pi / 2).rotation()
 #: Optical axes (x right, y down, z forward) to OpenGL eye axes (x right, y up, z backward).
-_OPTICAL_TO_GL = np.diag([1.0, -1.0, -1.0, 1.0])
-#: Depth-attachment clear value of depth-only renders [m]: read back as +inf (beyond every clip_max).
-_NO_DEPTH = 1e30
+OPTICAL_TO_GL = np.diag([1.0, -1.0, -1.0, 1.0])
 
 
 @dataclass
@@ -85,43 +84,82 @@ class CameraFrame:
     depth: np.ndarray | None
 
 
-class _Target:
-    """An offscreen framebuffer: RGBA8 colour, R32F optical depth, a depth renderbuffer."""
+#: Colour write masks of a RenderTarget's two colour attachments: both written, or the optical depth alone.
+_ALL = ((True, True, True, True), (True, True, True, True))
+_DEPTH_ONLY = ((False, False, False, False), (True, True, True, True))
+
+
+class RenderTarget:
+    """An offscreen framebuffer: RGBA8 colour and R32F optical depth [m] as colour attachments 0 and 1, a depth
+    renderbuffer; `depth_only` holds the depth texture alone, so that it is cleared to +inf while the colour
+    texture is cleared to the sky. Draw into it after `start`."""
 
     def __init__(self, ctx, cols: int, rows: int):
         self.color = ctx.texture((cols, rows), 4)
         self.depth = ctx.texture((cols, rows), 1, dtype="f4")
         self.fbo = ctx.framebuffer(color_attachments=[self.color, self.depth],
                                    depth_attachment=ctx.depth_renderbuffer((cols, rows)))
+        self.depth_only = ctx.framebuffer(color_attachments=[self.depth])
+
+    def start(self, want_rgb: bool = True) -> None:
+        """Clear the framebuffer and bind it for drawing: optical depth +inf (nothing drawn), depth buffer far,
+        colour the sky; without `want_rgb` the colour attachment is neither cleared nor drawn (write-masked)."""
+        mask = _ALL if want_rgb else _DEPTH_ONLY
+        if self.fbo.color_mask != mask:
+            self.fbo.color_mask = mask
+        if want_rgb:
+            self.fbo.clear(*SKY_COLOR, 1.0, depth=1.0)
+            self.depth_only.clear(math.inf, 0.0, 0.0, 0.0)  # clearing binds depth_only: use() fbo again below
+        else:
+            self.fbo.clear(math.inf, 0.0, 0.0, 0.0, depth=1.0)
+        self.fbo.use()
+
+    def read_rgb(self, out: np.ndarray, offset: int = 0) -> np.ndarray:
+        """Read the colour attachment's RGB (no alpha; rows bottom first) into the C-ordered uint8 array `out`,
+        from byte `offset` on."""
+        self.fbo.read_into(out, components=3, attachment=0, alignment=1, write_offset=offset)
+        return out
+
+    def read_depth(self, out: np.ndarray, offset: int = 0) -> np.ndarray:
+        """Read the optical depth attachment [m] (rows bottom first) into the C-ordered float32 array `out`, from
+        byte `offset` on."""
+        self.fbo.read_into(out, components=1, attachment=1, dtype="f4", write_offset=offset)
+        return out
+
+
+def target(targets: dict, ctx, cols: int, rows: int) -> RenderTarget:
+    """The framebuffer of size cols x rows [px] from the cache `targets`, made on first use."""
+    found = targets.get((cols, rows))
+    if found is None:
+        found = targets[(cols, rows)] = RenderTarget(ctx, cols, rows)
+    return found
+
+
+def draw_view(scene: Scene, fb: RenderTarget, intrinsics: Intrinsics, world_from_optical: np.ndarray,
+              want_rgb: bool = True) -> None:
+    """Draw `scene` into the framebuffer `fb` through a pinhole camera at the 4x4 pose `world_from_optical`; the
+    renderer may still be working on it when this returns (`read_view` waits for it)."""
+    fb.start(want_rgb)
+    scene.draw(OPTICAL_TO_GL @ np.linalg.inv(world_from_optical), intrinsics.projection(), intrinsics.clip_max)
+
+
+def read_view(fb: RenderTarget, intrinsics: Intrinsics, want_rgb: bool = True, want_depth: bool = True) -> CameraFrame:
+    """The images `draw_view` drew into `fb`, read back straight into new arrays and returned as views of them
+    with the rows reversed (the framebuffer's first row is the image's last), no copy; depths beyond clip_max, and
+    pixels where nothing was drawn, read +inf."""
+    rows, cols = intrinsics.nrows, intrinsics.ncols
+    rgb = fb.read_rgb(np.empty((rows, cols, 3), dtype=np.uint8))[::-1] if want_rgb else None
+    depth = fb.read_depth(np.empty((rows, cols), dtype=np.float32))[::-1] if want_depth else None
+    return CameraFrame(rgb, depth)
 
 
 def render(scene: Scene, targets: dict, intrinsics: Intrinsics, world_from_optical: np.ndarray,
            want_rgb: bool = True, want_depth: bool = True) -> CameraFrame:
     """Render `scene` through a pinhole camera at the 4x4 pose `world_from_optical` (targets: a cache of
-    framebuffers by size)."""
-    size = (intrinsics.ncols, intrinsics.nrows)
-    target = targets.get(size)
-    if target is None:
-        target = targets[size] = _Target(scene.ctx, *size)
-    target.fbo.use()
-    # One clear colour for both attachments: with RGB wanted, the sky colour and alpha 0 marks "nothing drawn";
-    # depth only: a huge red clears the depth attachment beyond any clip range (RGBA8 clamps it, unused).
-    target.fbo.clear(*(SKY_COLOR if want_rgb else (_NO_DEPTH, 0.0, 0.0)), 0.0, depth=1.0)
-    scene.draw(_OPTICAL_TO_GL @ np.linalg.inv(world_from_optical), intrinsics.projection())
-    rows, cols = intrinsics.nrows, intrinsics.ncols
-    rgb = depth = rgba = None
-    if want_rgb:
-        rgba = np.frombuffer(target.fbo.read(components=4, attachment=0), dtype=np.uint8).reshape(rows, cols, 4)
-        rgba = rgba[::-1]
-        rgb = np.ascontiguousarray(rgba[:, :, :3])
-    if want_depth:
-        raw = np.frombuffer(target.fbo.read(components=1, attachment=1, dtype="f4"), dtype=np.float32)
-        depth = raw.reshape(rows, cols)[::-1].copy()
-        far = depth > intrinsics.clip_max
-        if rgba is not None:
-            far |= rgba[:, :, 3] == 0
-        depth[far] = np.inf
-    return CameraFrame(rgb, depth)
+    framebuffers by size) and read the images back (`read_view`)."""
+    fb = target(targets, scene.ctx, intrinsics.ncols, intrinsics.nrows)
+    draw_view(scene, fb, intrinsics, world_from_optical, want_rgb)
+    return read_view(fb, intrinsics, want_rgb, want_depth)
 
 
 def pose3_matrix(pose: Pose3, rotation: np.ndarray | None = None) -> np.ndarray:
@@ -179,7 +217,9 @@ class Camera:
         #: 4x4 pose of the depth optical frame in the RGB one, None when the two coincide.
         self.rgb_from_depth = (np.linalg.inv(vehicle_from_rgb) @ self._vehicle_from_optical if self._rgb_apart
                                else None)
-        self._targets: dict = {}
+        #: Framebuffers by image ('both', 'rgb', 'depth'), made on first use; the images drawn and not yet read.
+        self._targets: dict[str, RenderTarget] = {}
+        self._pending: list[tuple[str, RenderTarget, Intrinsics]] = []
         #: The latest frame `capture` rendered, None before the first.
         self.latest: CameraFrame | None = None
 
@@ -195,17 +235,38 @@ class Camera:
     def capture(self, scene: Scene, vehicle_pose) -> CameraFrame:
         """Render the images of this camera with its host at pose (x, y, yaw) or (x, y, z, yaw, pitch, roll)
         (zeros for the world)."""
+        self.submit(scene, vehicle_pose)
+        return self.collect()
+
+    def submit(self, scene: Scene, vehicle_pose) -> None:
+        """Draw the images of this camera (as `capture`) without waiting for the renderer; `collect` reads them.
+        Each image has a framebuffer of its own, so that none is drawn over before it is read."""
         pose = self.world_from_optical(vehicle_pose)
+        ctx = scene.ctx
         if self.rgb is not None and self.depth is not None and self.rgb == self.depth and not self._rgb_apart:
-            frame = render(scene, self._targets, self.depth, pose)
+            views = [("both", self.depth, pose)]
         else:
             rgb_pose = host_matrix(vehicle_pose) @ self._vehicle_from_rgb if self._rgb_apart else pose
-            rgb = render(scene, self._targets, self.rgb, rgb_pose, True, False).rgb if self.rgb is not None else None
-            depth = (render(scene, self._targets, self.depth, pose, False, True).depth
-                     if self.depth is not None else None)
-            frame = CameraFrame(rgb, depth)
-        if frame.depth is not None:
-            frame = CameraFrame(frame.rgb, self._depth_reading(frame.depth))
+            views = [(kind, intrinsics, at) for kind, intrinsics, at in (("rgb", self.rgb, rgb_pose),
+                                                                         ("depth", self.depth, pose))
+                     if intrinsics is not None]
+        self._pending = []
+        for kind, intrinsics, at in views:
+            fb = self._targets.get(kind)
+            if fb is None:
+                fb = self._targets[kind] = RenderTarget(ctx, intrinsics.ncols, intrinsics.nrows)
+            draw_view(scene, fb, intrinsics, at, kind != "depth")
+            self._pending.append((kind, fb, intrinsics))
+
+    def collect(self) -> CameraFrame:
+        """The frame `submit` drew: read back, depths as the sensor gives them; also kept as `latest`."""
+        rgb = depth = None
+        for kind, fb, intrinsics in self._pending:
+            frame = read_view(fb, intrinsics, kind != "depth", kind != "rgb")
+            rgb = frame.rgb if frame.rgb is not None else rgb
+            depth = frame.depth if frame.depth is not None else depth
+        self._pending = []
+        frame = CameraFrame(rgb, None if depth is None else self._depth_reading(depth))
         self.latest = frame
         return frame
 
@@ -213,19 +274,34 @@ class Camera:
         """Rendered depths [m] as the sensor gives them: rounded down to a whole multiple of depth_resolution, plus
         Gaussian noise (depth_noise_sigma) rounded to that step; a noisy depth beyond clip_max keeps its value
         without noise. +inf (nothing in range) stays."""
-        finite = np.isfinite(depth)
-        step = self.depth_resolution
-        values = depth[finite].astype(np.float64)
-        if step > 0:
-            values = np.floor(values / step + 1e-9) * step
-        if self.depth_noise > 0:
-            noise = self.rng.normal(0.0, self.depth_noise, values.size)
-            if step > 0:
-                noise = np.round(noise / step) * step
-            noisy = values + noise
-            values = np.where(noisy <= self.depth.clip_max, noisy, values)
-        depth[finite] = values.astype(np.float32)
+        count = np.count_nonzero(np.isfinite(depth)) if self.depth_noise > 0 else 0
+        noise = self.rng.normal(0.0, self.depth_noise, count) if count else np.zeros(0)
+        _quantise(depth, self.depth_resolution, noise, self.depth.clip_max)
         return depth
+
+
+@kernel
+def _quantise(depth, step, noise, clip_max):
+    """In place, over the finite entries of the 2-D float32 `depth` [m] row by row: d = floor(d / step + 1e-9) step
+    (step > 0), then plus the next entry of `noise` rounded to a multiple of step, kept only where that sum is at
+    most clip_max. `noise` has one entry per finite depth (or none: no noise)."""
+    k = 0
+    rows, cols = depth.shape
+    for r in range(rows):
+        for c in range(cols):
+            d = np.float64(depth[r, c])
+            if not np.isfinite(d):
+                continue
+            if step > 0:
+                d = np.floor(d / step + 1e-9) * step
+            if noise.size:
+                n = noise[k]
+                k += 1
+                if step > 0:
+                    n = np.round(n / step) * step  # half to even, as numpy rounds
+                if d + n <= clip_max:
+                    d = d + n
+            depth[r, c] = d
 
 
 def _matrix_pose(m: np.ndarray) -> Pose3:

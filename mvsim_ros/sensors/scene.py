@@ -60,13 +60,15 @@ void main() {
 
 _FRAGMENT = """
 #version 330
+uniform float max_depth;
 in vec3 v_color;
 in float v_depth;
 layout(location = 0) out vec4 f_color;
 layout(location = 1) out float f_depth;
 void main() {
     f_color = vec4(v_color, 1.0);
-    f_depth = v_depth;
+    // Beyond max_depth reads +inf (the bit pattern of IEEE 754 +infinity), as pixels where nothing was drawn.
+    f_depth = v_depth <= max_depth ? v_depth : uintBitsToFloat(0x7F800000u);
 }
 """
 
@@ -122,6 +124,8 @@ class Scene:
         #: Block poses: rows (x, y, z, yaw, pitch, roll) [m, rad] (or planar rows (x, y, yaw)).
         self.block_poses = meshes.block_poses
         self.vehicle_poses = meshes.vehicle_poses
+        #: Per kind of moving object: (poses' bytes, their shape, placements) of the latest draw.
+        self._placement_cache: dict[str, tuple[bytes, tuple, np.ndarray]] = {}
 
     def _vao(self, mesh: np.ndarray, indices: np.ndarray | None = None):
         buffer = self.ctx.buffer(np.ascontiguousarray(mesh, dtype="f4").tobytes())
@@ -143,39 +147,81 @@ class Scene:
             if track is not None:
                 self.plane_poses[k] = track.pose(sim.time)
 
-    def draw(self, view: np.ndarray, proj: np.ndarray) -> None:
-        """Draw everything into the currently bound framebuffer (world -> GL eye `view`, projection `proj`)."""
+    def draw(self, view: np.ndarray, proj: np.ndarray, max_depth: float = math.inf) -> None:
+        """Draw everything into the currently bound framebuffer (world -> GL eye `view`, projection `proj`); eye
+        depths beyond `max_depth` [m] are written as +inf to the depth target."""
         import moderngl
 
-        self.ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        prog = self.program
-        prog["view"].write(np.ascontiguousarray(view.T, dtype="f4").tobytes())
-        prog["proj"].write(np.ascontiguousarray(proj.T, dtype="f4").tobytes())
+        ctx, prog = self.ctx, self.program
+        ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        prog["view"].write(np.ascontiguousarray(view.T, dtype="f4"))
+        prog["proj"].write(np.ascontiguousarray(proj.T, dtype="f4"))
+        prog["max_depth"].value = min(float(max_depth), _FLOAT32_MAX)
         model = prog["model"]
-        model.write(np.eye(4, dtype="f4").tobytes())
+        model.write(_IDENTITY)
         self.ground.render()
         if self.static is not None:
             self.static.render()
         if self.terrain:
             # Terrain pulled slightly forward in the depth-buffer test only (the eye depth written to the depth
             # target is unchanged): where it lies at z = 0 it wins over the ground plane instead of z-fighting.
-            self.ctx.polygon_offset = (-1.0, -2.0)
+            ctx.polygon_offset = (-1.0, -2.0)
             for vao in self.terrain:
                 vao.render()
-            self.ctx.polygon_offset = (0.0, 0.0)
-        actor_rows = [(x, y, z, yaw, 0.0, 0.0) for x, y, z, yaw in self.actor_poses.tolist()]
-        for vaos, models, poses in ((self.planes, [False] * len(self.planes), self.plane_poses),
-                                    (self.blocks, self.block_models, self.block_poses),
-                                    (self.vehicles, self.vehicle_models, self.vehicle_poses),
-                                    (self.actors, self.actor_models, actor_rows)):
-            for vao, is_model, pose in zip(vaos, models, poses):
+            ctx.polygon_offset = (0.0, 0.0)
+        for key, vaos, models, poses in (("planes", self.planes, None, self.plane_poses),
+                                         ("blocks", self.blocks, self.block_models, self.block_poses),
+                                         ("vehicles", self.vehicles, self.vehicle_models, self.vehicle_poses),
+                                         ("actors", self.actors, self.actor_models, self.actor_poses)):
+            if not vaos:
+                continue
+            placements = self._placements(key, poses)
+            for k, vao in enumerate(vaos):
                 if vao is None:
                     continue
-                placement = pose_matrix(*pose) if len(pose) == 3 else pose3_placement(*pose)
-                model.write(np.ascontiguousarray(placement.T, dtype="f4").tobytes())
-                if is_model:
-                    self.ctx.disable(moderngl.CULL_FACE)
+                model.write(placements[k])
+                if models is not None and models[k]:
+                    ctx.disable(moderngl.CULL_FACE)
                     vao.render()
-                    self.ctx.enable(moderngl.CULL_FACE)
+                    ctx.enable(moderngl.CULL_FACE)
                 else:
                     vao.render()
+
+    def _placements(self, key: str, poses) -> np.ndarray:
+        """(N, 4, 4) float32 transposed (column-major, as GL reads them) placements of the rows of `poses`,
+        computed again only when the poses change (several sensors render each instant)."""
+        poses = np.asarray(poses, dtype=float)
+        raw = poses.tobytes()
+        cached = self._placement_cache.get(key)
+        if cached is not None and cached[0] == raw and cached[1] == poses.shape:
+            return cached[2]
+        out = np.ascontiguousarray(placements(poses).transpose(0, 2, 1), dtype="f4")
+        self._placement_cache[key] = (raw, poses.shape, out)
+        return out
+
+
+#: 4x4 identity as GL reads a mat4 uniform (float32).
+_IDENTITY = np.eye(4, dtype="f4").tobytes()
+#: Largest finite float32: max_depth's value for "no limit".
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def placements(poses: np.ndarray) -> np.ndarray:
+    """(N, 4, 4) world placements of pose rows [m, rad]: (x, y, yaw) (planar, z = 0), (x, y, z, yaw) (actors) or
+    (x, y, z, yaw, pitch, roll) with R = Rz(yaw) Ry(pitch) Rx(roll), as pose_matrix and pose3_placement."""
+    poses = np.asarray(poses, dtype=float).reshape(len(poses), -1)
+    n, width = poses.shape
+    zero = np.zeros(n)
+    if width == 3:
+        x, y, z, yaw, pitch, roll = poses[:, 0], poses[:, 1], zero, poses[:, 2], zero, zero
+    elif width == 4:
+        x, y, z, yaw, pitch, roll = poses[:, 0], poses[:, 1], poses[:, 2], poses[:, 3], zero, zero
+    else:
+        x, y, z, yaw, pitch, roll = poses[:, :6].T
+    cy, sy, cp, sp, cr, sr = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch), np.cos(roll), np.sin(roll)
+    m = np.zeros((n, 4, 4))
+    m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr
+    m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr
+    m[:, 2, 0], m[:, 2, 1], m[:, 2, 2] = -sp, cp * sr, cp * cr
+    m[:, 0, 3], m[:, 1, 3], m[:, 2, 3], m[:, 3, 3] = x, y, z, 1.0
+    return m

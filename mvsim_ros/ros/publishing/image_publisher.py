@@ -32,6 +32,7 @@ from geometry_msgs.msg import TransformStamped
 from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image, PointCloud2, PointField
 
+from mvsim_ros.core.jit import kernel
 from mvsim_ros.ros.publishing.conversions import pose3_transform, sim_time_msg
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.ros.topics import vehicle_frame
@@ -83,31 +84,63 @@ def depth_points(depth: np.ndarray, intrinsics: Intrinsics, rgb: np.ndarray | No
     depth d is ((u - cx) d / fx, (v - cy) d / fy, d). The colour is the RGB pixel the point projects to (black
     where it falls outside or behind it); rgb_from_depth: the 4x4 pose of the depth optical frame in the RGB
     one, None when they coincide."""
-    rows, cols = depth.shape
-    v, u = np.nonzero(np.isfinite(depth))
-    d = depth[v, u].astype(np.float64)
-    out = np.zeros(len(d), dtype=RGBD_POINT_DTYPE)
-    x = (u - intrinsics.cx) * d / intrinsics.fx
-    y = (v - intrinsics.cy) * d / intrinsics.fy
-    out["x"], out["y"], out["z"] = x, y, d
-    if rgb is not None:
-        ri = rgb_intrinsics or intrinsics
-        px, py, pz = x, y, d
-        if rgb_from_depth is not None:
-            m = rgb_from_depth
-            px, py, pz = (m[r, 0] * x + m[r, 1] * y + m[r, 2] * d + m[r, 3] for r in range(3))
-        if ri == intrinsics and rgb.shape[:2] == depth.shape and rgb_from_depth is None:
-            cu, cv = u, v
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                cu = np.rint(np.where(pz > 0, ri.fx * px / pz + ri.cx, -1)).astype(int)
-                cv = np.rint(np.where(pz > 0, ri.fy * py / pz + ri.cy, -1)).astype(int)
-        inside = (cu >= 0) & (cu < rgb.shape[1]) & (cv >= 0) & (cv < rgb.shape[0])
-        c = rgb[cv[inside], cu[inside]].astype(np.uint32)
-        packed = np.zeros(len(d), dtype=np.uint32)
-        packed[inside] = (c[:, 0] << 16) | (c[:, 1] << 8) | c[:, 2]
-        out["rgb"] = packed
+    out = np.zeros(np.count_nonzero(np.isfinite(depth)), dtype=RGBD_POINT_DTYPE)
+    _fill_points(out, depth, intrinsics, rgb, rgb_intrinsics, rgb_from_depth)
     return out
+
+
+def _fill_points(out: np.ndarray, depth: np.ndarray, intrinsics: Intrinsics, rgb: np.ndarray | None,
+                 rgb_intrinsics: Intrinsics | None, rgb_from_depth: np.ndarray | None) -> None:
+    """Write the points of `depth_points` into `out` (RGBD_POINT_DTYPE, or XYZ_POINT_DTYPE without rgb), one entry
+    per finite depth, in one compiled pass."""
+    values = out.view(np.float32).reshape(len(out), -1)
+    i = intrinsics
+    if rgb is None:
+        _points_kernel(depth, i.cx, i.cy, i.fx, i.fy, values, values.view(np.uint32), _NO_RGB, 0, 0.0, 0.0, 0.0,
+                       0.0, _IDENTITY4)
+        return
+    ri = rgb_intrinsics or intrinsics
+    same = ri == intrinsics and rgb.shape[:2] == depth.shape and rgb_from_depth is None
+    mode = 1 if same else 2
+    _points_kernel(depth, i.cx, i.cy, i.fx, i.fy, values, values.view(np.uint32), rgb, mode, ri.cx, ri.cy, ri.fx,
+                   ri.fy, _IDENTITY4 if rgb_from_depth is None else np.asarray(rgb_from_depth, dtype=np.float64))
+
+
+_NO_RGB = np.zeros((0, 0, 3), dtype=np.uint8)
+_IDENTITY4 = np.eye(4)
+
+
+@kernel
+def _points_kernel(depth, cx, cy, fx, fy, values, words, rgb, mode, rcx, rcy, rfx, rfy, m):
+    """One row of `values` (float32 x, y, z [m], then with mode > 0 the packed 0x00RRGGBB in `words`, the same
+    memory as uint32) per finite depth, row by row. mode 0: no colour; 1: the colour of the same pixel; 2: of the
+    RGB pixel (rounded half to even) the point projects to through the RGB camera (rcx, rcy, rfx, rfy) after the
+    4x4 transform m, black outside or behind it."""
+    rows, cols = depth.shape
+    k = 0
+    for v in range(rows):
+        for u in range(cols):
+            d = np.float64(depth[v, u])
+            if not np.isfinite(d):
+                continue
+            x = (u - cx) * d / fx
+            y = (v - cy) * d / fy
+            values[k, 0], values[k, 1], values[k, 2] = x, y, d
+            if mode == 1:
+                words[k, 3] = (np.uint32(rgb[v, u, 0]) << 16) | (np.uint32(rgb[v, u, 1]) << 8) | np.uint32(rgb[v, u, 2])
+            elif mode == 2:
+                px = m[0, 0] * x + m[0, 1] * y + m[0, 2] * d + m[0, 3]
+                py = m[1, 0] * x + m[1, 1] * y + m[1, 2] * d + m[1, 3]
+                pz = m[2, 0] * x + m[2, 1] * y + m[2, 2] * d + m[2, 3]
+                cu = np.rint(rfx * px / pz + rcx) if pz > 0 else -1.0
+                cv = np.rint(rfy * py / pz + rcy) if pz > 0 else -1.0
+                if 0 <= cu < rgb.shape[1] and 0 <= cv < rgb.shape[0]:
+                    a, b = int(cv), int(cu)
+                    words[k, 3] = ((np.uint32(rgb[a, b, 0]) << 16) | (np.uint32(rgb[a, b, 1]) << 8)
+                                   | np.uint32(rgb[a, b, 2]))
+                else:
+                    words[k, 3] = 0
+            k += 1
 
 
 #: Depth encodings of `depth_encoding`: REP 118's millimetres as uint16, or metres as float32.
@@ -148,14 +181,10 @@ def depth_cloud(cam: Camera, depth: np.ndarray, rgb: np.ndarray | None, stamp,
     (by default the camera's `<name>_points`): x, y, z, and rgb when the camera has publish_ros_colored_pointcloud
     (and senses RGB)."""
     frame = frame_id if frame_id is not None else camera_frames(cam)["points"]
-    if cam.colored_points and rgb is not None:
-        return cloud_message(depth_points(depth, cam.depth, rgb, cam.rgb, cam.rgb_from_depth), RGBD_POINT_FIELDS,
-                             stamp, frame)
-    points = depth_points(depth, cam.depth)
-    xyz = np.empty(len(points), dtype=XYZ_POINT_DTYPE)
-    for name in ("x", "y", "z"):
-        xyz[name] = points[name]
-    return cloud_message(xyz, XYZ_POINT_FIELDS, stamp, frame)
+    colored = cam.colored_points and rgb is not None
+    points = np.zeros(np.count_nonzero(np.isfinite(depth)), dtype=RGBD_POINT_DTYPE if colored else XYZ_POINT_DTYPE)
+    _fill_points(points, depth, cam.depth, rgb if colored else None, cam.rgb, cam.rgb_from_depth)
+    return cloud_message(points, RGBD_POINT_FIELDS if colored else XYZ_POINT_FIELDS, stamp, frame)
 
 
 def camera_frames(cam: Camera) -> dict[str, str]:
@@ -260,33 +289,51 @@ class ImagePublisher:
         return out
 
     def publish(self, measured: Measured) -> None:
-        """Publish the 3D lidar scans and camera frames measured at one instant (`measured.clouds`, `.frames`)."""
+        """Publish the 3D lidar scans and camera frames measured at one instant (`measured.clouds`, `.frames`).
+        A message is built only for a topic someone listens to: a subscriber, or the node's recording."""
         if not measured.clouds and not measured.frames:
             return
         stamp = sim_time_msg(measured.time)
         for index, ranges in measured.clouds:
             lidar = self.lidars3d[index]
-            cloud = point_cloud(lidar, ranges, stamp)
-            cloud.header.frame_id = vehicle_frame(lidar.vehicle, cloud.header.frame_id)
-            self._clouds[index].publish(cloud)
+            lidar.colors_wanted = listened(self._clouds[index])  # intensities drawn for the next scans or not
+            if lidar.colors_wanted:
+                cloud = point_cloud(lidar, ranges, stamp)
+                cloud.header.frame_id = vehicle_frame(lidar.vehicle, cloud.header.frame_id)
+                self._clouds[index].publish(cloud)
         for index, frame in measured.frames:
             cam, out = self.cameras[index], self._outputs[index]
-            if out.points is not None:
+            if out.points is not None and listened(out.points):
                 out.points.publish(depth_cloud(cam, frame.depth, frame.rgb, stamp, out.points_frame))
             for kind, (image_pub, info_pub, info, frame_id) in out.images.items():
-                msg = Image()
-                msg.header.stamp, msg.header.frame_id = stamp, frame_id
-                if kind == "rgb":
-                    data, msg.encoding, pixel_bytes = frame.rgb.tobytes(), "rgb8", 3
-                    rows, cols = frame.rgb.shape[:2]
-                else:
-                    data, pixel_bytes = depth_image_data(frame.depth, self.depth_encoding)
-                    msg.encoding = self.depth_encoding
-                    rows, cols = frame.depth.shape
-                msg.height, msg.width = rows, cols
-                msg.is_bigendian = 0
-                msg.step = cols * pixel_bytes
-                msg.data = data
-                image_pub.publish(msg)
-                info.header.stamp = stamp
-                info_pub.publish(info)
+                if listened(image_pub):
+                    image_pub.publish(image_message(frame, kind, self.depth_encoding, stamp, frame_id))
+                if listened(info_pub):
+                    info.header.stamp = stamp
+                    info_pub.publish(info)
+
+
+def listened(publisher) -> bool:
+    """Whether a message on `publisher` reaches anyone: a matched subscription, or the node's recording (which
+    replaces the `publish` of each publisher whose topic it records, on that publisher itself). A publisher that
+    cannot count its subscriptions is taken as listened to."""
+    count = getattr(publisher, "get_subscription_count", None)
+    return count is None or "publish" in vars(publisher) or count() > 0
+
+
+def image_message(frame, kind: str, depth_encoding: str, stamp, frame_id: str) -> Image:
+    """The sensor_msgs/Image of a camera frame's `kind` ('rgb': rgb8; 'depth': `depth_encoding`)."""
+    msg = Image()
+    msg.header.stamp, msg.header.frame_id = stamp, frame_id
+    if kind == "rgb":
+        data, msg.encoding, pixel_bytes = frame.rgb.tobytes(), "rgb8", 3
+        rows, cols = frame.rgb.shape[:2]
+    else:
+        data, pixel_bytes = depth_image_data(frame.depth, depth_encoding)
+        msg.encoding = depth_encoding
+        rows, cols = frame.depth.shape
+    msg.height, msg.width = rows, cols
+    msg.is_bigendian = 0
+    msg.step = cols * pixel_bytes
+    msg.data = data
+    return msg
