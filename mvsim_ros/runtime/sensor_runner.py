@@ -115,28 +115,27 @@ class SensorRunner:
         sim = self.sim
         now = sim.time
         out = Measured(now)
+        lidars = [i for i, lidar in enumerate(self.lidars) if lidar.due(now)]
+        rendered = [i for i in lidars if self.lidars[i].raytrace_3d and self.scene is not None]
         lidars3d = [i for i, lidar in enumerate(self.lidars3d) if lidar.due(now)]
         cameras = [i for i, cam in enumerate(self.cameras) if cam.due(now)]
-        updated = False
-        if lidars3d or cameras:
+        if rendered or lidars3d or cameras:
             self.scene.update(sim)
-            updated = True
-            # Every view drawn first and read back after the 2D lidars' renders: the renderer draws while the
-            # next views are submitted, and the first read waits for all of them at once.
+            # Every view drawn first (the rendered 2D lidars', the 3D lidars', the cameras') and read back after:
+            # the renderer draws while the next views are submitted, and the first read waits for all of them.
+            for index in rendered:
+                self.lidars[index].submit_render(self.scene, host_pose3(sim, self.lidars[index].vehicle))
             for index in lidars3d:
                 self.lidars3d[index].submit(self.scene, host_pose3(sim, self.lidars3d[index].vehicle))
             for index in cameras:
                 self.cameras[index].submit(self.scene, host_pose3(sim, self.cameras[index].vehicle))
-        for index, lidar in enumerate(self.lidars):
-            if lidar.due(now):
-                if lidar.raytrace_3d and self.scene is not None:
-                    if not updated:
-                        self.scene.update(sim)
-                        updated = True
-                    ranges = lidar.render_scan(self.scene, host_pose3(sim, lidar.vehicle))
-                else:
-                    ranges = lidar.scan(sim.box2d.world, host_pose3(sim, lidar.vehicle))
-                out.scans.append((index, ranges))
+        for index in lidars:
+            lidar = self.lidars[index]
+            if index in rendered:
+                ranges = lidar.collect_render()
+            else:
+                ranges = lidar.scan(sim.box2d.world, host_pose3(sim, lidar.vehicle))
+            out.scans.append((index, ranges))
         due_imus = [i for i, imu in enumerate(self.imus) if imu.due(now)]
         if due_imus:
             out.imus = list(zip(due_imus, self._read_imus(due_imus)))

@@ -117,6 +117,8 @@ class Lidar2D:
         #: Measure on the GPU (`render_scan`); the publisher clears it when no OpenGL context can be made.
         self.raytrace_3d = self.params.raytrace_3d
         self._faces = None
+        #: The host's 4x4 pose of the scan submit_render drew last.
+        self._submitted = None
         #: 4x4 placement of the sensor on its host (host frame <- sensor frame).
         mount = spec.pose
         self._mount_matrix = host_matrix((mount.x, mount.y, mount.z, mount.yaw, mount.pitch, mount.roll))
@@ -282,23 +284,38 @@ class Lidar2D:
     def render_scan(self, scene, vehicle_pose) -> np.ndarray:
         """Ranges [m] of every beam (+inf: no return) measured by rendering `scene` (a sensors.scene.Scene) on
         the GPU from the sensor's current pose, the host at (x, y, yaw) or (x, y, z, yaw, pitch, roll): a lidar
-        tilted with its vehicle on a slope sees the ground where its beams reach it."""
-        from mvsim_ros.sensors.camera import RenderTarget, draw_view, read_view
+        tilted with its vehicle on a slope sees the ground where its beams reach it. `submit_render` then
+        `collect_render`, which a caller may split to let the renderer draw other views in between."""
+        self.submit_render(scene, vehicle_pose)
+        return self.collect_render()
+
+    def submit_render(self, scene, vehicle_pose) -> None:
+        """Draw the scan's depth faces from the sensor's current pose (render_scan's first half; the renderer may
+        still be drawing when this returns)."""
+        from mvsim_ros.sensors.camera import RenderTarget, draw_view
 
         if self._faces is None:
             self._faces = self._face_layout()
-        intr, mats, centres, width = self._faces
-        p = self.params
+        intr, mats, _, _ = self._faces
         base = host_matrix(vehicle_pose)
         # One framebuffer per face, all drawn before any is read: one wait for the renderer per scan.
         for k in range(len(mats)):
             if k not in self._targets:
                 self._targets[k] = RenderTarget(scene.ctx, intr.ncols, intr.nrows)
-        targets = [self._targets[k] for k in range(len(mats))]
         with vehicles_hidden(scene, self._unrendered):
-            for fb, m in zip(targets, mats):
-                draw_view(scene, fb, intr, base @ m, want_rgb=False)
-        rows = np.stack([read_view(fb, intr, False, True).depth[1] for fb in targets]).astype(float)
+            for k, m in enumerate(mats):
+                draw_view(scene, self._targets[k], intr, base @ m, want_rgb=False)
+        self._submitted = base
+
+    def collect_render(self) -> np.ndarray:
+        """The ranges [m] of the faces `submit_render` drew (render_scan's second half)."""
+        from mvsim_ros.sensors.camera import read_view
+
+        intr, mats, centres, width = self._faces
+        p = self.params
+        base = self._submitted
+        rows = np.stack([read_view(self._targets[k], intr, False, True).depth[1]
+                         for k in range(len(mats))]).astype(float)
         bearing_error, range_error = self._next_noise()
         bearings = self._angles
         if p.angle_noise > 0:
