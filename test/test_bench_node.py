@@ -39,3 +39,68 @@ def test_rendered_row_world_is_what_the_generator_writes():
         world = load_world(row.world_file)
         assert [(s.name, s.kind) for s in world.vehicles[0].sensors] == [("cam", "camera"), ("vlp", "lidar3d")]
         assert len(world.blocks) == len(RENDERED_BOXES)
+
+
+SHARED_BENCH = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "bench-worlds"
+
+
+@pytest.mark.skipif(not SHARED_BENCH.is_dir(), reason="no shared reference worlds beside the checkout")
+def test_named_worlds_are_the_reference_files_byte_for_byte():
+    from mvsim_ros.bench.node import NAMED_WORLDS, WORLDS_DIR
+
+    for name in NAMED_WORLDS:
+        assert (WORLDS_DIR / f"{name}.world.xml").read_bytes() == (SHARED_BENCH / f"{name}.world.xml").read_bytes()
+
+
+@pytest.mark.skipif(not (SHARED_BENCH / "README.md").is_file(), reason="no shared reference README")
+def test_mvsim_figures_are_the_reference_readme_s():
+    """Every figure of the README's table (names in backticks, figures in the last column, split by ' / ')."""
+    import re
+
+    from mvsim_ros.bench.node import MVSIM_RTF
+
+    found = {}
+    for line in (SHARED_BENCH / "README.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not re.fullmatch(r"[0-9.]+( / [0-9.]+)*", cells[2]):
+            continue
+        names = [re.sub(r".*/", "", n).removesuffix(".world.xml") for n in re.findall(r"`([^`]+)`", cells[0])]
+        found.update(zip(names, (float(v) for v in cells[2].split(" / "))))
+    assert found == MVSIM_RTF
+
+
+def test_named_rows_and_the_rendered_case_ask_for_a_checkout(tmp_path, monkeypatch, capsys):
+    from mvsim_ros.bench.cli import main
+    from mvsim_ros.bench.node import NAMED_WORLDS, named_rows
+
+    monkeypatch.delenv("MVSIM_DIR", raising=False)
+    assert [r.name for r in named_rows(None)] == list(NAMED_WORLDS)
+    with pytest.raises(FileNotFoundError, match="no such world"):
+        named_rows(tmp_path)
+    assert main(["--rendered"]) == 2
+    assert main(["--rendered", "--mvsim", str(tmp_path)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 2 and "MRPT/mvsim" in lines[0] and str(tmp_path) in lines[1]
+
+
+def test_the_scan_cost_yard_has_the_same_walls_as_ground_and_as_blocks():
+    """The yard of --scan-cost: a scan from inside reads the same wall distances whichever body holds the walls and
+    however many pieces they are cut into (within the fixtures' 1 cm skin)."""
+    import numpy as np
+
+    from mvsim_ros.bench.sensors import YARD_HALF, YARD_PIECES, yard_world_xml
+    from mvsim_ros.physics import Simulation
+    from mvsim_ros.sensors.suite import build_sensors
+    from mvsim_ros.world import load_world_string
+
+    scans = []
+    for pieces in YARD_PIECES:
+        for as_blocks in (False, True):
+            world = load_world_string(yard_world_xml(pieces, as_blocks))
+            assert len(world.blocks) == (pieces if as_blocks else 0)
+            sim = Simulation(world)
+            lidar = build_sensors(world).lidars[0]
+            scans.append(lidar._cast(sim.box2d.world, (1.0, 2.0), lidar.params.angles + 0.3))
+    assert np.isfinite(scans[0]).all() and scans[0].min() > YARD_HALF - 3.0 - 0.1
+    for ranges in scans[1:]:
+        assert ranges == pytest.approx(scans[0], abs=0.02)

@@ -5,8 +5,10 @@
     python -m mvsim_ros.bench --viewer         # what the browser viewer costs one robot (a page connected)
     python -m mvsim_ros.bench --terrain        # what the terrain under the wheels costs 50 robots on hills
     python -m mvsim_ros.bench --sensors        # lidar scans, camera frames and 3D lidar points per second
-    python -m mvsim_ros.bench --node           # the node's real-time factor from /clock on worlds/bench/
+    python -m mvsim_ros.bench --node           # the node on the speed bar's worlds beside MVSim's figures, then ours
+    python -m mvsim_ros.bench --node --mvsim ~/mvsim --against /tmp/old   # with MVSim's demos, beside another tree
     python -m mvsim_ros.bench --node --world FILE [--vehicles N]   # the node on any world file
+    python -m mvsim_ros.bench --rendered --mvsim ~/mvsim   # MVSim's camera / 3D lidar worlds beside the renderer
     python -m mvsim_ros.bench --scan-cost      # one 181-ray 70 m 2D scan on maps of 50^2, 200^2, 800^2 cells
     python -m mvsim_ros.bench --edits          # spawning and deleting an entity in a node with 1000 blocks
 
@@ -51,6 +53,15 @@ def parser() -> argparse.ArgumentParser:
                    help="only the node benchmark: the node's real-time factor from /clock on worlds/bench/ "
                         "(median of --repeat runs of --seconds) beside the physics alone")
     p.add_argument("--world", type=Path, help="--node: only this world file (any MVSim world)")
+    p.add_argument("--mvsim", type=Path, metavar="DIR",
+                   help="a checkout of MRPT/mvsim (default: $MVSIM_DIR): --node adds its demo_1robot and "
+                        "demo_many_robots rows, --rendered takes its camera and 3D lidar worlds")
+    p.add_argument("--against", type=Path, metavar="TREE",
+                   help="--node: also run another source tree of mvsim_ros (e.g. a git worktree of an older commit) "
+                        "on every row, alternating with this one, and print both")
+    p.add_argument("--rendered", action="store_true",
+                   help="only the rendered-sensor case: MVSim's demo_warehouse, demo_jackal, demo_2robots and "
+                        "demo_elevation_map through the node beside the renderer alone (needs --mvsim)")
     p.add_argument("--vehicles", type=int, help="--node --world: command this many of its vehicles (default: all)")
     p.add_argument("--record", action="store_true",
                    help="what recording (record:=FILE.mcap) costs the node: 1 and 10 robots with lidars, or --world")
@@ -61,7 +72,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--sweep", action="store_true",
                    help="scenario sweeps on Ray: 40 runs with 1 and 2 local workers (needs ray and pyarrow)")
     p.add_argument("--scan-cost", action="store_true",
-                   help="only the cost of one 181-ray 70 m 2D lidar scan on maps of 50^2, 200^2 and 800^2 cells")
+                   help="only the cost of one 181-ray 70 m 2D lidar scan on maps of 50^2, 200^2 and 800^2 cells, "
+                        "and in a walled yard whose walls are 4, 40 or 400 pieces on the ground or static blocks")
     p.add_argument("--edits", action="store_true",
                    help="only the world-edit case: spawn and delete round trips over DDS in a node with --blocks "
                         "spawned blocks, and the longest /clock gap meanwhile")
@@ -95,15 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = [world_row(args.world, args.vehicles)] if args.world is not None else DEFAULT_ROWS
         record_table(args.seconds, args.repeat, rows, args.compression, out=_out)
     elif args.node:
-        from mvsim_ros.bench.node import MAP_ROWS, RENDERED_ROWS, ROWS, world_row
-        from mvsim_ros.bench.node_rtf import run_table
-
-        if args.world is not None:
-            rows = [world_row(args.world, args.vehicles)]
-        else:
-            rows = [r for r in ROWS + MAP_ROWS + RENDERED_ROWS if (args.kind is None or r.kind == args.kind)
-                    and (args.robots is None or r.robots in args.robots)]
-        run_table(args.seconds, args.repeat, rows, out=_out)
+        return _node(args)
+    elif args.rendered:
+        return _rendered(args)
     elif args.scan_cost:
         from mvsim_ros.bench.sensors import scan_cost_table
 
@@ -124,6 +130,60 @@ def main(argv: list[str] | None = None) -> int:
         sensors_report(args.seconds, args.repeat, out=_out)
     else:
         _physics(args)
+    return 0
+
+
+def _fail(message: str) -> int:
+    """One line on stderr and exit status 2."""
+    import sys
+
+    print(f"python -m mvsim_ros.bench: {message}", file=sys.stderr)
+    return 2
+
+
+def _node(args: argparse.Namespace) -> int:
+    """The node benchmark: --world alone, or the speed bar's worlds beside MVSim's figures and then our own."""
+    import tempfile
+
+    from mvsim_ros.bench.node import (MAP_ROWS, MVSIM_RTF, RENDERED_ROWS, ROWS, mvsim_checkout, named_rows,
+                                      world_row)
+    from mvsim_ros.bench.node_process import other_tree_environment
+    from mvsim_ros.bench.node_rtf import run_table
+
+    try:
+        against = (other_tree_environment(args.against, Path(tempfile.mkdtemp(prefix="mvsim_bench_native_")))
+                   if args.against is not None else None)
+        if args.world is not None:
+            run_table(args.seconds, args.repeat, [world_row(args.world, args.vehicles)], out=_out,
+                      reference=MVSIM_RTF, against=against)
+            return 0
+        named = named_rows(mvsim_checkout(args.mvsim))
+    except (RuntimeError, FileNotFoundError) as exc:
+        return _fail(str(exc))
+    if args.kind is None and args.robots is None:
+        _out("the speed bar's worlds (worlds/bench/ copies of the reference worlds; MVSim's demos from --mvsim)")
+        run_table(args.seconds, args.repeat, named, out=_out, reference=MVSIM_RTF, against=against)
+        _out("\nthe project's own benchmark worlds (not the bar's)")
+    own = [r for r in ROWS + MAP_ROWS + RENDERED_ROWS if (args.kind is None or r.kind == args.kind)
+           and (args.robots is None or r.robots in args.robots)]
+    run_table(args.seconds, args.repeat, own, out=_out, against=against)
+    return 0
+
+
+def _rendered(args: argparse.Namespace) -> int:
+    """The rendered-sensor case on MVSim's tutorial worlds (a checkout from --mvsim or $MVSIM_DIR)."""
+    from mvsim_ros.bench.node import RENDERED_MVSIM_WORLDS, mvsim_checkout, mvsim_world
+
+    checkout = mvsim_checkout(args.mvsim)
+    if checkout is None:
+        return _fail("--rendered needs a checkout of MRPT/mvsim: --mvsim DIR or MVSIM_DIR=DIR")
+    try:
+        worlds = [mvsim_world(checkout, name) for name in RENDERED_MVSIM_WORLDS]
+    except FileNotFoundError as exc:
+        return _fail(str(exc))
+    from mvsim_ros.bench.rendered import rendered_table
+
+    rendered_table(worlds, args.seconds, args.repeat, out=_out)
     return 0
 
 

@@ -199,6 +199,47 @@ def write_map_world(row: BenchRow, folder: Path) -> Path:
     return path
 
 
-__all__ = ["BenchRow", "LANE", "MAP_ROWS", "RENDERED_ROWS", "ROWS", "SPEED", "WORLDS_DIR", "lanes_world_xml",
+#: The reference worlds of the speed bar, byte copies in worlds/bench/ (each runs 20 s of simulated time at dt = 5 ms
+#: in MVSim's own benchmark, robots driving straight in lanes on their XML setpoints).
+NAMED_WORLDS = ("diff_1", "diff_10", "diff_50", "ack_1", "ack_10", "ack_50", "noisy_lidar_1", "noisy_lidar_10")
+#: MVSim's tutorial worlds the bar also names, found in a checkout of MRPT/mvsim (`mvsim_tutorial/`).
+MVSIM_WORLDS = ("demo_1robot", "demo_many_robots")
+#: MVSim's tutorial worlds with cameras, depth cameras and 3D lidars (the rendered-sensor case).
+RENDERED_MVSIM_WORLDS = ("demo_warehouse", "demo_jackal", "demo_2robots", "demo_elevation_map")
+#: MVSim 1.2's real-time factor (C++, its Box2D built with -O2, physics loop alone, on this 2-core machine class):
+#: the bar the node is measured against.
+MVSIM_RTF = {"diff_1": 994.0, "diff_10": 149.0, "diff_50": 30.1, "ack_1": 898.0, "ack_10": 123.0, "ack_50": 24.0,
+             "noisy_lidar_1": 545.0, "noisy_lidar_10": 60.1, "demo_1robot": 142.0, "demo_many_robots": 4.06}
+#: The environment variable naming a checkout of MRPT/mvsim (the option --mvsim takes precedence).
+MVSIM_DIR_VARIABLE = "MVSIM_DIR"
+
+
+def mvsim_checkout(given: Path | None = None) -> Path | None:
+    """The MRPT/mvsim checkout to take MVSim's tutorial worlds from: `given`, else $MVSIM_DIR, else None."""
+    import os
+
+    text = str(given) if given is not None else os.environ.get(MVSIM_DIR_VARIABLE, "")
+    return Path(text).expanduser() if text else None
+
+
+def mvsim_world(checkout: Path, name: str) -> Path:
+    """The tutorial world `name` of a MRPT/mvsim checkout; FileNotFoundError naming the path when it is missing."""
+    path = checkout / "mvsim_tutorial" / f"{name}.world.xml"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such world (is {checkout} a checkout of MRPT/mvsim?)")
+    return path
+
+
+def named_rows(checkout: Path | None) -> list[BenchRow]:
+    """The rows of the speed bar: NAMED_WORLDS from worlds/bench/, then MVSIM_WORLDS from `checkout` when given."""
+    rows = [world_row(WORLDS_DIR / f"{name}.world.xml") for name in NAMED_WORLDS]
+    if checkout is not None:
+        rows += [world_row(mvsim_world(checkout, name)) for name in MVSIM_WORLDS]
+    return rows
+
+
+__all__ = ["BenchRow", "LANE", "MAP_ROWS", "MVSIM_RTF", "MVSIM_WORLDS", "NAMED_WORLDS", "RENDERED_MVSIM_WORLDS",
+           "RENDERED_ROWS", "ROWS", "SPEED", "WORLDS_DIR", "lanes_world_xml", "mvsim_checkout", "mvsim_world",
+           "named_rows",
            "map_world_xml", "pgm_bytes", "rendered_world_xml", "room_map", "world_row", "write_map_world",
            "write_worlds"]

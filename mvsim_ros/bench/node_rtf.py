@@ -52,9 +52,9 @@ class NodeRun:
 
 
 def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_timeout: float = 90.0,
-             params: tuple[str, ...] = ()) -> NodeRun:
-    """Run the node on the row's world at realtime_factor 0 (and `params`, more `name:=value` parameters) and
-    measure it over `wall_seconds` of wall time."""
+             params: tuple[str, ...] = (), env: dict | None = None) -> NodeRun:
+    """Run the node on the row's world at realtime_factor 0 (and `params`, more `name:=value` parameters; `env`:
+    its environment, e.g. other_tree_environment's) and measure it over `wall_seconds` of wall time."""
     import rclpy
     from geometry_msgs.msg import Twist
     from nav_msgs.msg import Odometry
@@ -63,7 +63,8 @@ def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_
 
     # The watchdog is off: at hundreds of times real time its 1 s of simulated time is a few ms of wall time, and
     # the probe would have to flood the node with commands to keep the vehicles going.
-    proc = start_node(f"world_file:={row.world_file}", "realtime_factor:=0.0", "base_watchdog_timeout:=0.0", *params)
+    proc = start_node(f"world_file:={row.world_file}", "realtime_factor:=0.0", "base_watchdog_timeout:=0.0", *params,
+                      env=env)
     context = rclpy.Context()
     rclpy.init(context=context)
     node = rclpy.create_node("mvsim_bench_probe", context=context)
@@ -116,20 +117,63 @@ def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_
         stop_node(proc)
 
 
-def run_table(wall_seconds: float, repeat: int = 3, rows=ROWS, out=print) -> list[tuple[BenchRow, float, float]]:
+_PHYSICS_IN_OTHER_TREE = """
+import sys
+from pathlib import Path
+from mvsim_ros.bench.node import world_row
+from mvsim_ros.bench.node_rtf import physics_rtf
+print(physics_rtf(world_row(Path(sys.argv[1]), int(sys.argv[2])), float(sys.argv[3])))
+"""
+
+
+def physics_rtf_in(env: dict, row: BenchRow, wall_seconds: float) -> float:
+    """physics_rtf of `row` run by the mvsim_ros that `env` selects (other_tree_environment), in a subprocess."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _PHYSICS_IN_OTHER_TREE, str(row.world_file), str(row.robots),
+                           str(wall_seconds)], env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"the physics benchmark of the other tree failed: {done.stderr.strip()[-400:]}")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def run_table(wall_seconds: float, repeat: int = 3, rows=ROWS, out=print, reference: dict | None = None,
+              against: dict | None = None) -> list[tuple[BenchRow, float, float]]:
     """Print (through `out`) and return, per row: median node real-time factor over `repeat` runs (from /clock),
-    and the best physics-only one."""
+    and the best physics-only one. `reference`: MVSim's figure per world name, printed beside each row with the
+    ratio; `against`: the environment of another source tree (other_tree_environment), whose node and physics run
+    beside each of this tree's runs, alternating, so that the machine's noise falls on both alike."""
     default_domain_id()
     out(f"node benchmark: realtime_factor 0, default publishing, dt = 5 ms, vehicles driving straight in lanes; "
         f"node figure = median of {repeat} runs of {wall_seconds:g} s (from /clock), physics = best of {repeat}")
-    out(f"\n{'world':<26} {'node':>9} {'physics':>9} {'node/physics':>13}")
+    header = f"\n{'world':<26} {'node':>9} {'physics':>9} {'node/physics':>13}"
+    if reference is not None:
+        header += f" {'MVSim 1.2':>10} {'node/MVSim':>11}"
+    if against is not None:
+        header += f" {'other node':>11} {'other phys.':>11} {'node/other':>11}"
+    out(header)
     results = []
     for row in rows:
-        node = statistics.median(node_rtf(row, wall_seconds).rtf for _ in range(repeat))
-        physics = max(physics_rtf(row, min(wall_seconds, 3.0)) for _ in range(repeat))
-        out(f"{row.name:<26} {node:8.1f}x {physics:8.1f}x {node / physics:12.2f}")
-        results.append((row, node, physics))
+        nodes, physics, other_nodes, other_physics = [], [], [], []
+        for _ in range(repeat):
+            if against is not None:
+                other_nodes.append(node_rtf(row, wall_seconds, env=against).rtf)
+            nodes.append(node_rtf(row, wall_seconds).rtf)
+            if against is not None:
+                other_physics.append(physics_rtf_in(against, row, min(wall_seconds, 3.0)))
+            physics.append(physics_rtf(row, min(wall_seconds, 3.0)))
+        node, best = statistics.median(nodes), max(physics)
+        line = f"{row.name:<26} {node:8.1f}x {best:8.1f}x {node / best:12.2f}"
+        if reference is not None:
+            bar = reference.get(row.name)
+            line += f" {bar:9.1f}x {node / bar:10.2f}" if bar else f" {'-':>10} {'-':>11}"
+        if against is not None:
+            other = statistics.median(other_nodes)
+            line += f" {other:10.1f}x {max(other_physics):10.1f}x {node / other:10.2f}"
+        out(line)
+        results.append((row, node, best))
     return results
 
 
-__all__ = ["NodeRun", "node_rtf", "physics_rtf", "run_table"]
+__all__ = ["NodeRun", "node_rtf", "physics_rtf", "physics_rtf_in", "run_table"]

@@ -105,6 +105,63 @@ def measure_scan_cost(cells: int, wall_seconds: float) -> tuple[int, float]:
     return len(sim.box2d.ground.fixtures), (time.perf_counter() - start) / scans
 
 
+#: Pieces each wall of the scan-cost yard is cut into (all four walls together: 4, 40, 400 pieces).
+YARD_PIECES = (4, 40, 400)
+#: Half side [m] and wall thickness [m] of the scan-cost yard.
+YARD_HALF, YARD_WALL = 30.0, 0.5
+
+
+def yard_world_xml(pieces: int, as_blocks: bool) -> str:
+    """A 60 m x 60 m yard walled in `pieces` pieces (a quarter on each side, end to end), with one robot carrying the
+    scan-cost lidar (SCAN_COST_RAYS rays, 180 deg, 70 m): the pieces are `<walls>` segments of the ground body, or
+    static `<block>`s when `as_blocks`. Either way the same wall outlines."""
+    half, wall, per = YARD_HALF, YARD_WALL, max(1, pieces // 4)
+    middle = half + wall / 2
+    segments = []  # (x0, y0, x1, y1) [m]: each piece's centre line
+    for k in range(per):
+        a, b = -half + 2 * half * k / per, -half + 2 * half * (k + 1) / per
+        segments += [(a, middle, b, middle), (a, -middle, b, -middle), (middle, a, middle, b), (-middle, a, -middle, b)]
+    if as_blocks:
+        walls = ""
+        for i, (x0, y0, x1, y1) in enumerate(segments):
+            dx, dy = (0.0, wall / 2) if y0 == y1 else (wall / 2, 0.0)
+            corners = ((x0 - dx, y0 - dy), (x1 - dx, y1 - dy), (x1 + dx, y1 + dy), (x0 + dx, y0 + dy))
+            points = "".join(f"<pt>{x:g} {y:g}</pt>" for x, y in corners)
+            walls += (f'<block name="wall{i}"><static>true</static><zmin>0</zmin><zmax>1.5</zmax>'
+                      f"<init_pose>0 0 0</init_pose><shape>{points}</shape></block>")
+    else:
+        points = "".join(f"<pt>{x0:g} {y0:g}</pt><pt>{x1:g} {y1:g}</pt>" for x0, y0, x1, y1 in segments)
+        walls = f"<walls><wallThickness>{wall:g}</wallThickness><shape>{points}</shape></walls>"
+    lidar = ('<sensor class="laser" name="laser1"><pose_3d>0.1 0 0.3 0 0 0</pose_3d><fov_degrees>180</fov_degrees>'
+             f"<nrays>{SCAN_COST_RAYS}</nrays><range_max>70</range_max></sensor>")
+    from mvsim_ros.bench.vehicles import ROBOT_CLASS
+
+    return (f'<mvsim_world version="1.0">{walls}{ROBOT_CLASS}<vehicle name="r1" class="bench_robot"><init_pose>'
+            f"0 0 0</init_pose>{lidar}</vehicle></mvsim_world>")
+
+
+def measure_yard_scan_cost(pieces: int, as_blocks: bool, wall_seconds: float) -> float:
+    """Wall time [s] of one scan of the yard_world_xml lidar, cast without noise from 64 places and headings spread
+    over the yard (the ray cast alone, through the shim when it is built)."""
+    from mvsim_ros.sensors.suite import build_sensors
+    from mvsim_ros.world import load_world_string
+
+    world = load_world_string(yard_world_xml(pieces, as_blocks))
+    sim = Simulation(world)
+    lidar = build_sensors(world).lidars[0]
+    rng = np.random.default_rng(0)
+    origins = [tuple(p) for p in rng.uniform(-0.8 * YARD_HALF, 0.8 * YARD_HALF, (64, 2)).tolist()]
+    bearings = [heading + lidar.params.angles for heading in rng.uniform(-np.pi, np.pi, 64)]
+    box2d_world = sim.box2d.world
+    lidar._cast(box2d_world, origins[0], bearings[0])  # builds the shim's index
+    scans, start = 0, time.perf_counter()
+    while time.perf_counter() - start < wall_seconds:
+        for origin, beams in zip(origins, bearings):
+            lidar._cast(box2d_world, origin, beams)
+        scans += len(origins)
+    return (time.perf_counter() - start) / scans
+
+
 def sensors_report(seconds: float, repeat: int, out=print) -> None:
     """Print (through `out`) the sensor figures, best of `repeat` runs of `seconds` each."""
     scans, rtf = max(measure_sensors(seconds) for _ in range(repeat))
@@ -130,7 +187,17 @@ def scan_cost_table(seconds: float, repeat: int, out=print) -> None:
         fixtures, scan_s = runs[0][0], min(r[1] for r in runs)
         out(f"{f'{cells}^2':>10} {cells * 0.1:>9g} {fixtures:>14} {scan_s * 1e6:>10.1f} "
             f"{scan_s * 1e6 / SCAN_COST_RAYS:>10.2f}")
+    out(f"\nthe same scan in a {2 * YARD_HALF:g} m yard whose walls are cut into pieces: on the ground body "
+        f"(<walls>) or as static <block>s, from 64 places; best of {repeat}")
+    out(f"{'pieces':>10} {'ground us':>10} {'blocks us':>10} {'blocks/ground':>14} {'blocks/4 ground':>16}")
+    first = None
+    for pieces in YARD_PIECES:
+        ground, blocks = (min(measure_yard_scan_cost(pieces, as_blocks, seconds) for _ in range(repeat))
+                          for as_blocks in (False, True))
+        first = ground if first is None else first
+        out(f"{pieces:>10} {ground * 1e6:>10.1f} {blocks * 1e6:>10.1f} {blocks / ground:>14.2f} "
+            f"{blocks / first:>16.2f}")
 
 
-__all__ = ["SCAN_COST_CELLS", "SCAN_COST_RAYS", "measure_rendered_sensors", "measure_scan_cost", "measure_sensors",
-           "scan_cost_table", "sensors_report"]
+__all__ = ["SCAN_COST_CELLS", "SCAN_COST_RAYS", "YARD_PIECES", "measure_rendered_sensors", "measure_scan_cost",
+           "measure_sensors", "measure_yard_scan_cost", "scan_cost_table", "sensors_report", "yard_world_xml"]
