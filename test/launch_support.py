@@ -41,6 +41,7 @@ def load_launch_file(monkeypatch, path: Path, module_name: str):
     actions.DeclareLaunchArgument = type("DeclareLaunchArgument", (Recorded,), {})
     actions.OpaqueFunction = type("OpaqueFunction", (Recorded,), {})
     actions.IncludeLaunchDescription = type("IncludeLaunchDescription", (Recorded,), {})
+    actions.GroupAction = type("GroupAction", (Recorded,), {})
     sources = types.ModuleType("launch.launch_description_sources")
     sources.PythonLaunchDescriptionSource = type("PythonLaunchDescriptionSource", (Recorded,), {})
     substitutions = types.ModuleType("launch.substitutions")
@@ -48,6 +49,7 @@ def load_launch_file(monkeypatch, path: Path, module_name: str):
     launch_ros = types.ModuleType("launch_ros")
     ros_actions = types.ModuleType("launch_ros.actions")
     ros_actions.Node = type("Node", (Recorded,), {})
+    ros_actions.PushROSNamespace = type("PushROSNamespace", (Recorded,), {})
     ament = types.ModuleType("ament_index_python.packages")
     ament.get_package_share_directory = lambda package: str(REPO) if package == "mvsim_ros" \
         else f"{OTHER_SHARE}/{package}"
