@@ -44,10 +44,14 @@ def test_bare_measurement_has_no_publishing_figure():
                                   ["--scan-cost"], ["--edits", "--blocks", "10", "--rounds", "2"],
                                   ["--record", "--compression", "zstd"], ["--record", "--world", "w.xml"],
                                   ["--gym", "--seconds", "1"], ["--sweep", "--repeat", "1"],
-                                  ["--browser-nice", "0", "--repeat", "1", "--seconds", "0.5", "--dt", "0.01"]])
+                                  ["--browser-nice", "0", "--repeat", "1", "--seconds", "0.5", "--dt", "0.01"],
+                                  ["--node", "--mvsim", "mvsim", "--against", "old", "--seconds", "1", "--repeat", "1"],
+                                  ["--rendered", "--mvsim", "mvsim"]])
 def test_command_line_options_parse(argv):
     args = parser().parse_args(argv)
     assert args.repeat >= 1 and args.seconds > 0
+    if "--against" in argv:
+        assert args.node and str(args.mvsim) == "mvsim" and str(args.against) == "old"
 
 
 def test_help_runs(capsys):
@@ -57,5 +61,5 @@ def test_help_runs(capsys):
     text = capsys.readouterr().out
     for option in ("--kind", "--robots", "--seconds", "--dt", "--no-ros", "--sensors", "--viewer", "--browser-nice",
                    "--terrain", "--node", "--world", "--vehicles", "--scan-cost", "--edits", "--blocks", "--rounds",
-                   "--repeat", "--record", "--compression", "--gym", "--sweep"):
+                   "--repeat", "--record", "--compression", "--gym", "--sweep", "--mvsim", "--against", "--rendered"):
         assert option in text

@@ -1,5 +1,7 @@
-"""The node benchmark: its committed worlds are what it generates, and one short run measures a node whose robot
-drives straight at the commanded speed, the clock advancing as the real-time factor says."""
+"""The node benchmark: its committed worlds are what it generates or the shared reference files byte for byte, its
+MVSim figures are the reference README's, one short run measures a node whose robot drives straight at the
+commanded speed, the clock advancing as the real-time factor says; missing MVSim worlds or another tree that is no
+checkout stop it in one line; the scan-cost room has the same walls however they are built."""
 
 from __future__ import annotations
 
@@ -75,6 +77,7 @@ def test_named_rows_and_the_rendered_case_ask_for_a_checkout(tmp_path, monkeypat
 
     monkeypatch.delenv("MVSIM_DIR", raising=False)
     assert [r.name for r in named_rows(None)] == list(NAMED_WORLDS)
+    assert not any(r.commanded for r in named_rows(None))  # on their files' own setpoints, as MVSim ran them
     with pytest.raises(FileNotFoundError, match="no such world"):
         named_rows(tmp_path)
     assert main(["--rendered"]) == 2
@@ -104,3 +107,59 @@ def test_the_scan_cost_yard_has_the_same_walls_as_ground_and_as_blocks():
     assert np.isfinite(scans[0]).all() and scans[0].min() > YARD_HALF - 3.0 - 0.1
     for ranges in scans[1:]:
         assert ranges == pytest.approx(scans[0], abs=0.02)
+
+
+def test_node_rows_fail_in_one_line_without_mvsim_s_worlds_or_another_tree(tmp_path, monkeypatch, capsys):
+    """--node with a folder that is no MVSim checkout, or --against a folder that is no source tree: exit status 2
+    and one line each, before any node starts; $MVSIM_DIR names the checkout when --mvsim does not."""
+    from mvsim_ros.bench.cli import main
+    from mvsim_ros.bench.node import mvsim_checkout
+
+    monkeypatch.setenv("MVSIM_DIR", str(tmp_path / "env"))
+    assert mvsim_checkout() == tmp_path / "env" and mvsim_checkout(tmp_path) == tmp_path
+    assert main(["--node"]) == 2
+    monkeypatch.delenv("MVSIM_DIR")
+    assert main(["--node", "--mvsim", str(tmp_path)]) == 2
+    assert main(["--node", "--against", str(tmp_path)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 3 and str(tmp_path / "env") in lines[0] and "demo_1robot" in lines[1]
+    assert "not a checkout of mvsim_ros" in lines[2]
+
+
+def test_another_tree_runs_its_own_package_from_this_tree_s_root(tmp_path):
+    """other_tree_environment's processes import the other tree's mvsim_ros even when started from this tree's
+    root (where `python -c` would otherwise find this one first), and build nothing a tree does not have."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from mvsim_ros.bench.node_process import other_tree_environment
+
+    (tmp_path / "tree" / "mvsim_ros").mkdir(parents=True)
+    (tmp_path / "tree" / "mvsim_ros" / "__init__.py").write_text("")
+    env = other_tree_environment(tmp_path / "tree", tmp_path / "native")
+    assert env["MVSIM_NATIVE_DIR"] == str(tmp_path / "native")
+    found = subprocess.run([sys.executable, "-c", "import mvsim_ros; print(mvsim_ros.__file__)"], env=env,
+                           cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == str(tmp_path / "tree" / "mvsim_ros" / "__init__.py")
+    assert not (tmp_path / "native" / "native").exists()
+
+
+def test_node_command_on_a_named_world_prints_mvsim_s_figure_beside_it(capsys):
+    from mvsim_ros.bench.cli import main
+    from mvsim_ros.bench.node import MVSIM_RTF, WORLDS_DIR
+
+    assert main(["--node", "--world", str(WORLDS_DIR / "diff_1.world.xml"), "--seconds", "1", "--repeat", "1"]) == 0
+    row = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("diff_1 ")]
+    assert len(row) == 1 and row[0][4] == f"{MVSIM_RTF['diff_1']:g}x"
+
+
+def test_the_scan_cost_yard_table_has_a_row_per_layout_beside_the_ground_body():
+    from mvsim_ros.bench.sensors import YARD_PIECES, yard_scan_cost_table
+
+    lines = []
+    best = yard_scan_cost_table(0.01, 1, out=lines.append)
+    assert sorted(best) == sorted((pieces, blocks) for pieces in YARD_PIECES for blocks in (False, True))
+    rows = [line.split() for line in lines[2:]]
+    assert [r[0] for r in rows] == ["ground"] * len(YARD_PIECES) + [str(p) for p in YARD_PIECES]
+    assert rows[0][-2:] == ["1.00", "1.00"]  # the ground-body row against itself

@@ -142,24 +142,32 @@ def _fail(message: str) -> int:
 
 
 def _node(args: argparse.Namespace) -> int:
-    """The node benchmark: --world alone, or the speed bar's worlds beside MVSim's figures and then our own."""
+    """The node benchmark: --world alone, or the speed bar's worlds beside MVSim's figures and then our own; with
+    --against, the other tree's native libraries built into a temporary folder removed afterwards."""
     import tempfile
 
+    with tempfile.TemporaryDirectory(prefix="mvsim_bench_native_") as native:
+        return _node_tables(args, Path(native))
+
+
+def _node_tables(args: argparse.Namespace, native_dir: Path) -> int:
+    """_node's tables; `native_dir`: an empty folder for --against's native libraries."""
     from mvsim_ros.bench.node import (MAP_ROWS, MVSIM_RTF, RENDERED_ROWS, ROWS, mvsim_checkout, named_rows,
                                       world_row)
     from mvsim_ros.bench.node_process import other_tree_environment
     from mvsim_ros.bench.node_rtf import run_table
 
     try:
-        against = (other_tree_environment(args.against, Path(tempfile.mkdtemp(prefix="mvsim_bench_native_")))
-                   if args.against is not None else None)
         if args.world is not None:
-            run_table(args.seconds, args.repeat, [world_row(args.world, args.vehicles)], out=_out,
-                      reference=MVSIM_RTF, against=against)
-            return 0
-        named = named_rows(mvsim_checkout(args.mvsim))
+            rows = [world_row(args.world, args.vehicles)]
+        else:
+            named = named_rows(mvsim_checkout(args.mvsim))
+        against = other_tree_environment(args.against, native_dir) if args.against is not None else None
     except (RuntimeError, FileNotFoundError) as exc:
         return _fail(str(exc))
+    if args.world is not None:
+        run_table(args.seconds, args.repeat, rows, out=_out, reference=MVSIM_RTF, against=against)
+        return 0
     if args.kind is None and args.robots is None:
         _out("the speed bar's worlds (worlds/bench/ copies of the reference worlds; MVSim's demos from --mvsim)")
         run_table(args.seconds, args.repeat, named, out=_out, reference=MVSIM_RTF, against=against)

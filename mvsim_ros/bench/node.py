@@ -1,7 +1,9 @@
-"""The node benchmark's rows and their worlds (`worlds/bench/`, written by `write_worlds`; a test checks they match
-this module).
+"""The node benchmark's rows and their worlds (`worlds/bench/`).
 
-Rows (MVSim 1.2's benchmark set): 1 / 10 / 50 differential robots, 1 / 10 / 50 Ackermann cars, 1 / 10 differential
+The speed bar's rows (NAMED_WORLDS): byte copies of the reference worlds (diff_1/10/50, ack_1/10/50,
+noisy_lidar_1/10), then MVSim's demo_1robot and demo_many_robots from a checkout of MRPT/mvsim (MVSIM_WORLDS), each
+beside MVSim 1.2's real-time factor (MVSIM_RTF). The project's own rows (written by `write_worlds`; a test checks
+they match this module): 1 / 10 / 50 differential robots, 1 / 10 / 50 Ackermann cars, 1 / 10 differential
 robots with a 181-ray 2D lidar at 20 Hz; dt = 5 ms; the vehicles drive straight ahead in parallel lanes. The map
 row: one robot with two 70 m lidars driving a circle on a 400 x 400-cell occupancy grid of rooms. The rendered row:
 one robot with a 640 x 480 camera and a VLP-16 3D lidar (16 x 1800 beams), both at 10 Hz, among boxes. The cases that
@@ -53,7 +55,8 @@ class BenchRow:
     """One row of the node benchmark: `robots` vehicles of `kind`, with a 2D lidar each when `lidar`; with
     `map_cells` > 0, one robot with two 70 m lidars on an occupancy grid of map_cells x map_cells rooms, driving a
     circle at `turn_radps` [rad/s]; `rendered`: one robot with RENDERED_SENSORS among RENDERED_BOXES; `world` set:
-    that world file as it is (its first `robots` vehicles commanded)."""
+    that world file as it is (its first `robots` vehicles commanded); `commanded` False: no vehicle is commanded,
+    each drives on its world file's own setpoints (the speed bar's worlds, run as MVSim runs them)."""
 
     robots: int
     kind: str
@@ -62,6 +65,7 @@ class BenchRow:
     turn_radps: float = 0.0
     world: Path | None = None
     rendered: bool = False
+    commanded: bool = True
 
     @property
     def name(self) -> str:
@@ -231,11 +235,14 @@ def mvsim_world(checkout: Path, name: str) -> Path:
 
 
 def named_rows(checkout: Path | None) -> list[BenchRow]:
-    """The rows of the speed bar: NAMED_WORLDS from worlds/bench/, then MVSIM_WORLDS from `checkout` when given."""
-    rows = [world_row(WORLDS_DIR / f"{name}.world.xml") for name in NAMED_WORLDS]
+    """The rows of the speed bar: NAMED_WORLDS from worlds/bench/, then MVSIM_WORLDS from `checkout` when given;
+    uncommanded (each vehicle on its file's own setpoints, as MVSim's figures were measured)."""
+    from dataclasses import replace
+
+    paths = [WORLDS_DIR / f"{name}.world.xml" for name in NAMED_WORLDS]
     if checkout is not None:
-        rows += [world_row(mvsim_world(checkout, name)) for name in MVSIM_WORLDS]
-    return rows
+        paths += [mvsim_world(checkout, name) for name in MVSIM_WORLDS]
+    return [replace(world_row(path), commanded=False) for path in paths]
 
 
 __all__ = ["BenchRow", "LANE", "MAP_ROWS", "MVSIM_RTF", "MVSIM_WORLDS", "NAMED_WORLDS", "RENDERED_MVSIM_WORLDS",

@@ -27,9 +27,10 @@ def start_node(*params: str, env: dict | None = None) -> subprocess.Popen:
 def other_tree_environment(tree: Path, native_dir: Path) -> dict:
     """The environment that runs the mvsim_ros of another source tree `tree` (a checkout of this repository, e.g.
     `git worktree add /tmp/old <commit>`) with this Python: PYTHONPATH=tree, and its own native libraries built into
-    `native_dir` (the Box2D shim and the recording library are named by a hash of their source, and a build deletes
-    the other hashes of its folder, so two trees must not share one). Box2D's headers are copied from this tree's
-    folder, so nothing is downloaded. RuntimeError when the tree is not a mvsim_ros checkout or does not build."""
+    `native_dir` (the Box2D shim and the recording library, where the tree has them, are named by a hash of their
+    source, and a build deletes the other hashes of its folder, so two trees must not share one). Box2D's headers
+    are copied from this tree's folder, so nothing is downloaded. RuntimeError when the tree is not a mvsim_ros
+    checkout or does not build."""
     import shutil
 
     tree = Path(tree).resolve()
@@ -41,10 +42,12 @@ def other_tree_environment(tree: Path, native_dir: Path) -> dict:
     native_dir.mkdir(parents=True, exist_ok=True)
     if headers.is_dir() and not (native_dir / "box2d-2.3.2").exists():
         shutil.copytree(headers, native_dir / "box2d-2.3.2")
-    env = {**os.environ, "PYTHONPATH": str(tree), "MVSIM_NATIVE_DIR": str(native_dir)}
-    builds = ["from mvsim_ros.physics.box2d_native.build import main; main()"]
-    if (tree / "mvsim_ros" / "output" / "recording" / "tee_library.py").is_file():
-        builds.append("from mvsim_ros.output.recording.tee_library import main; main()")
+    # PYTHONSAFEPATH: `python -c` and `-m` would otherwise put the working directory (this tree, when run from its
+    # root) ahead of PYTHONPATH.
+    env = {**os.environ, "PYTHONPATH": str(tree), "MVSIM_NATIVE_DIR": str(native_dir), "PYTHONSAFEPATH": "1"}
+    builders = {"physics/box2d_native/build.py": "from mvsim_ros.physics.box2d_native.build import main; main()",
+                "output/recording/tee_library.py": "from mvsim_ros.output.recording.tee_library import main; main()"}
+    builds = [code for path, code in builders.items() if (tree / "mvsim_ros" / path).is_file()]
     for code in builds:
         done = subprocess.run([sys.executable, "-c", code], env=env, cwd=tree, capture_output=True, text=True)
         if done.returncode != 0:

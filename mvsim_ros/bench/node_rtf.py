@@ -18,9 +18,10 @@ from mvsim_ros.bench.node_process import default_domain_id, start_node, stop_nod
 
 
 def physics_rtf(row: BenchRow, wall_seconds: float) -> float:
-    """Real-time factor of the physics alone (sensors measured when due) on the row's world, vehicles driving
-    straight, after a 0.5 s (simulated) warm-up: the runtime Runner with the runtime SensorRunner as its one sink,
-    stepping straight up to the next lidar sample, which is then scanned from Python (the node scans 2D lidars
+    """Real-time factor of the physics alone (sensors measured when due) on the row's world, vehicles commanded as
+    the node's probe commands them (an uncommanded row's on their world file's setpoints), after a 0.5 s
+    (simulated) warm-up: the runtime Runner with the runtime SensorRunner as its one sink, stepping straight up to
+    the next lidar sample, which is then scanned from Python (the node scans 2D lidars
     inside its compiled steps, so on the lidar rows it can beat this figure)."""
     from mvsim_ros.physics import Simulation
     from mvsim_ros.runtime.runner import Runner
@@ -31,7 +32,7 @@ def physics_rtf(row: BenchRow, wall_seconds: float) -> float:
     world = load_world(row.world_file)
     sim = Simulation(world)
     runner = Runner(sim, 0.0, [SensorRunner(sim, build_sensors(world))])
-    for i in range(row.robots):
+    for i in range(row.robots if row.commanded else 0):
         sim.set_twist(i, SPEED[row.kind], row.turn_radps)
     warmup = int(0.5 / sim.dt)
     while sim.steps < warmup:
@@ -72,7 +73,7 @@ def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_
     executor.add_node(node)
     try:
         prefixes = row.vehicle_prefixes()
-        commands = [node.create_publisher(Twist, f"/{p}cmd_vel", 10) for p in prefixes]
+        commands = [node.create_publisher(Twist, f"/{p}cmd_vel", 10) for p in prefixes] if row.commanded else []
         drive = Twist()
         drive.linear.x = SPEED[row.kind]
         drive.angular.z = row.turn_radps
@@ -119,20 +120,24 @@ def node_rtf(row: BenchRow, wall_seconds: float, warmup_s: float = 2.0, startup_
 
 _PHYSICS_IN_OTHER_TREE = """
 import sys
+from dataclasses import replace
 from pathlib import Path
 from mvsim_ros.bench.node import world_row
 from mvsim_ros.bench.node_rtf import physics_rtf
-print(physics_rtf(world_row(Path(sys.argv[1]), int(sys.argv[2])), float(sys.argv[3])))
+row = replace(world_row(Path(sys.argv[1]), int(sys.argv[2])), turn_radps=float(sys.argv[4]))
+print(physics_rtf(row, float(sys.argv[3])))
 """
 
 
 def physics_rtf_in(env: dict, row: BenchRow, wall_seconds: float) -> float:
-    """physics_rtf of `row` run by the mvsim_ros that `env` selects (other_tree_environment), in a subprocess."""
+    """physics_rtf of `row` run by the mvsim_ros that `env` selects (other_tree_environment), in a subprocess: its
+    world file as a world row, commanding the same vehicles at the same turn rate (none for an uncommanded row)."""
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", _PHYSICS_IN_OTHER_TREE, str(row.world_file), str(row.robots),
-                           str(wall_seconds)], env=env, capture_output=True, text=True, timeout=600)
+    argv = [str(row.world_file), str(row.robots if row.commanded else 0), str(wall_seconds), str(row.turn_radps)]
+    done = subprocess.run([sys.executable, "-c", _PHYSICS_IN_OTHER_TREE, *argv], env=env, capture_output=True,
+                          text=True, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"the physics benchmark of the other tree failed: {done.stderr.strip()[-400:]}")
     return float(done.stdout.strip().splitlines()[-1])
@@ -145,9 +150,11 @@ def run_table(wall_seconds: float, repeat: int = 3, rows=ROWS, out=print, refere
     ratio; `against`: the environment of another source tree (other_tree_environment), whose node and physics run
     beside each of this tree's runs, alternating, so that the machine's noise falls on both alike."""
     default_domain_id()
-    out(f"node benchmark: realtime_factor 0, default publishing, dt = 5 ms, vehicles driving straight in lanes; "
+    driving = ("vehicles on their world files' own setpoints" if not any(r.commanded for r in rows)
+               else "vehicles commanded straight ahead")
+    out(f"node benchmark: realtime_factor 0, default publishing, {driving}; "
         f"node figure = median of {repeat} runs of {wall_seconds:g} s (from /clock), physics = best of {repeat}")
-    header = f"\n{'world':<26} {'node':>9} {'physics':>9} {'node/physics':>13}"
+    header = f"\n{'world':<30} {'node':>9} {'physics':>9} {'node/physics':>13}"
     if reference is not None:
         header += f" {'MVSim 1.2':>10} {'node/MVSim':>11}"
     if against is not None:
@@ -164,10 +171,10 @@ def run_table(wall_seconds: float, repeat: int = 3, rows=ROWS, out=print, refere
                 other_physics.append(physics_rtf_in(against, row, min(wall_seconds, 3.0)))
             physics.append(physics_rtf(row, min(wall_seconds, 3.0)))
         node, best = statistics.median(nodes), max(physics)
-        line = f"{row.name:<26} {node:8.1f}x {best:8.1f}x {node / best:12.2f}"
+        line = f"{row.name:<30} {node:8.1f}x {best:8.1f}x {node / best:12.2f}"
         if reference is not None:
             bar = reference.get(row.name)
-            line += f" {bar:9.1f}x {node / bar:10.2f}" if bar else f" {'-':>10} {'-':>11}"
+            line += f" {bar:9g}x {node / bar:10.2f}" if bar else f" {'-':>10} {'-':>11}"
         if against is not None:
             other = statistics.median(other_nodes)
             line += f" {other:10.1f}x {max(other_physics):10.1f}x {node / other:10.2f}"

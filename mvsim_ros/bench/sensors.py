@@ -178,7 +178,7 @@ def sensors_report(seconds: float, repeat: int, out=print) -> None:
 
 def scan_cost_table(seconds: float, repeat: int, out=print) -> None:
     """Print (through `out`) the cost of one scan on each map of SCAN_COST_CELLS, best of `repeat` runs of
-    `seconds` each."""
+    `seconds` each, then yard_scan_cost_table's."""
     out(f"one 2D lidar scan ({SCAN_COST_RAYS} rays over 180 deg, 70 m) from the centre of a map of rooms (0.1 m "
         f"cells, bench.node.room_map), best of {repeat} runs of {seconds:g} s")
     out(f"\n{'cells':>10} {'map [m]':>9} {'wall fixtures':>14} {'us / scan':>10} {'us / beam':>10}")
@@ -187,17 +187,31 @@ def scan_cost_table(seconds: float, repeat: int, out=print) -> None:
         fixtures, scan_s = runs[0][0], min(r[1] for r in runs)
         out(f"{f'{cells}^2':>10} {cells * 0.1:>9g} {fixtures:>14} {scan_s * 1e6:>10.1f} "
             f"{scan_s * 1e6 / SCAN_COST_RAYS:>10.2f}")
-    out(f"\nthe same scan in a {2 * YARD_HALF:g} m yard whose walls are cut into pieces: on the ground body "
-        f"(<walls>) or as static <block>s, from 64 places; best of {repeat}")
-    out(f"{'pieces':>10} {'ground us':>10} {'blocks us':>10} {'blocks/ground':>14} {'blocks/4 ground':>16}")
-    first = None
-    for pieces in YARD_PIECES:
-        ground, blocks = (min(measure_yard_scan_cost(pieces, as_blocks, seconds) for _ in range(repeat))
-                          for as_blocks in (False, True))
-        first = ground if first is None else first
-        out(f"{pieces:>10} {ground * 1e6:>10.1f} {blocks * 1e6:>10.1f} {blocks / ground:>14.2f} "
-            f"{blocks / first:>16.2f}")
+    yard_scan_cost_table(seconds, repeat, out)
+
+
+def yard_scan_cost_table(seconds: float, repeat: int, out=print) -> dict[tuple[int, bool], float]:
+    """Print (through `out`) and return the wall time [s] of one scan in the yard of yard_world_xml per (pieces,
+    as_blocks): its walls on the ground body, whole (4 pieces: the ground-body row every row is compared with) or cut
+    into YARD_PIECES, and as that many static blocks. Best of `repeat` runs of `seconds`, the layouts taking turns
+    run by run so that the machine's noise falls on all alike."""
+    cases = [(pieces, as_blocks) for as_blocks in (False, True) for pieces in YARD_PIECES]
+    runs: dict[tuple[int, bool], list[float]] = {case: [] for case in cases}
+    for _ in range(repeat):
+        for case in cases:
+            runs[case].append(measure_yard_scan_cost(*case, seconds))
+    best = {case: min(times) for case, times in runs.items()}
+    out(f"\nthe same scan in a {2 * YARD_HALF:g} m x {2 * YARD_HALF:g} m room, its walls cut into pieces on the "
+        f"ground body (<walls>) or as static <block>s; from 64 places, best of {repeat}")
+    out(f"{'walls':<26} {'us / scan':>10} {'/ ground body':>14} {'/ ground, same pieces':>22}")
+    ground = best[(YARD_PIECES[0], False)]
+    for pieces, as_blocks in cases:
+        name = f"{pieces} static blocks" if as_blocks else f"ground body, {pieces} pieces"
+        cost = best[(pieces, as_blocks)]
+        out(f"{name:<26} {cost * 1e6:>10.1f} {cost / ground:>14.2f} {cost / best[(pieces, False)]:>22.2f}")
+    return best
 
 
 __all__ = ["SCAN_COST_CELLS", "SCAN_COST_RAYS", "YARD_PIECES", "measure_rendered_sensors", "measure_scan_cost",
-           "measure_sensors", "measure_yard_scan_cost", "scan_cost_table", "sensors_report", "yard_world_xml"]
+           "measure_sensors", "measure_yard_scan_cost", "scan_cost_table", "sensors_report", "yard_scan_cost_table",
+           "yard_world_xml"]
