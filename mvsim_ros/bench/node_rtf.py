@@ -23,15 +23,23 @@ def physics_rtf(row: BenchRow, wall_seconds: float) -> float:
     (simulated) warm-up: the runtime Runner with the runtime SensorRunner as its one sink, stepping straight up to
     the next lidar sample, which is then scanned from Python (the node scans 2D lidars
     inside its compiled steps, so on the lidar rows it can beat this figure)."""
+    from mvsim_ros.runtime.sensor_runner import SensorRunner
+
+    return runner_rtf(row, wall_seconds, SensorRunner)
+
+
+def runner_rtf(row: BenchRow, wall_seconds: float, make_sink) -> float:
+    """Real-time factor of the row's world stepped by the runtime Runner with one sink, `make_sink(sim, sensors)`
+    (the world's sensors, sensors.suite.build_sensors), its vehicles commanded as the row says, after a 0.5 s
+    (simulated) warm-up, over `wall_seconds` of wall time."""
     from mvsim_ros.physics import Simulation
     from mvsim_ros.runtime.runner import Runner
-    from mvsim_ros.runtime.sensor_runner import SensorRunner
     from mvsim_ros.sensors.suite import build_sensors
     from mvsim_ros.world import load_world
 
     world = load_world(row.world_file)
     sim = Simulation(world)
-    runner = Runner(sim, 0.0, [SensorRunner(sim, build_sensors(world))])
+    runner = Runner(sim, 0.0, [make_sink(sim, build_sensors(world))])
     for i in range(row.robots if row.commanded else 0):
         sim.set_twist(i, SPEED[row.kind], row.turn_radps)
     warmup = int(0.5 / sim.dt)
@@ -183,4 +191,4 @@ def run_table(wall_seconds: float, repeat: int = 3, rows=ROWS, out=print, refere
     return results
 
 
-__all__ = ["NodeRun", "node_rtf", "physics_rtf", "physics_rtf_in", "run_table"]
+__all__ = ["NodeRun", "node_rtf", "physics_rtf", "physics_rtf_in", "run_table", "runner_rtf"]

@@ -16,7 +16,6 @@ plus RGB-D depth pixels per second of wall time; both derived from the sensors' 
 from __future__ import annotations
 
 import statistics
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,25 +102,10 @@ class _RenderOnly:
 def renderer_rtf(world_file: Path, wall_seconds: float) -> float:
     """Real-time factor of the physics plus the rendered sensors' draws and read-backs alone (module docstring) on
     `world_file`, vehicles driving as in the node benchmark, after a 0.5 s (simulated) warm-up."""
-    from mvsim_ros.bench.node import SPEED, world_row
-    from mvsim_ros.physics import Simulation
-    from mvsim_ros.runtime.runner import Runner
-    from mvsim_ros.sensors.suite import build_sensors
-    from mvsim_ros.world import load_world
+    from mvsim_ros.bench.node import world_row
+    from mvsim_ros.bench.node_rtf import runner_rtf
 
-    row = world_row(world_file)
-    world = load_world(world_file)
-    sim = Simulation(world)
-    runner = Runner(sim, 0.0, [_RenderOnly(sim, build_sensors(world))])
-    for i in range(row.robots):
-        sim.set_twist(i, SPEED[row.kind], row.turn_radps)
-    warmup = int(0.5 / sim.dt)
-    while sim.steps < warmup:
-        runner.advance(warmup - sim.steps)
-    first, start = sim.steps, time.perf_counter()
-    while time.perf_counter() - start < wall_seconds:
-        runner.advance(200)
-    return (sim.steps - first) * sim.dt / (time.perf_counter() - start)
+    return runner_rtf(world_row(world_file), wall_seconds, _RenderOnly)
 
 
 def sensor_rates(world_file: Path) -> tuple[float, float]:

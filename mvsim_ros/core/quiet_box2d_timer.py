@@ -11,10 +11,11 @@ GetProfile). This module imports neither Box2D nor anything that does.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import sys
 from pathlib import Path
+
+from mvsim_ros.core.package_share import native_library_path
 
 #: The quiet b2Timer's source, and the flags the Box2D shim's build compiles it with.
 SOURCE = Path(__file__).resolve().parent.parent / "physics" / "box2d_native" / "quiet_timer.cpp"
@@ -25,15 +26,9 @@ KEEP_VARIABLE = "MVSIM_BOX2D_PROFILE"
 _state = {"installed": False, "why_not": "install() was not called"}
 
 
-def share_dir() -> Path:
-    """Where the native libraries are built: $MVSIM_NATIVE_DIR, or this interpreter's prefix/share/mvsim_ros."""
-    return Path(os.environ.get("MVSIM_NATIVE_DIR") or Path(sys.prefix) / "share" / "mvsim_ros")
-
-
 def library_path() -> Path:
     """The library this source and these flags build to (box2d_native.build builds it)."""
-    digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(CXXFLAGS).encode()).hexdigest()[:12]
-    return share_dir() / "native" / f"libmvsim_b2timer-{digest}.so"
+    return native_library_path("libmvsim_b2timer", SOURCE, CXXFLAGS)
 
 
 def install() -> bool:
@@ -62,4 +57,4 @@ def installed() -> tuple[bool, str]:
     return _state["installed"], _state["why_not"]
 
 
-__all__ = ["KEEP_VARIABLE", "install", "installed", "library_path", "share_dir"]
+__all__ = ["KEEP_VARIABLE", "install", "installed", "library_path"]

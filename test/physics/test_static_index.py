@@ -14,19 +14,10 @@ from mvsim_ros.physics.entity_state import place_rigidly
 from mvsim_ros.physics.world_edit import with_entity, without_entity
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.world import load_world, load_world_string
+from test_ray_cast import ROBOT, _pybox2d_ranges
 
 pytestmark = pytest.mark.skipif(not box2d_native.AVAILABLE, reason="the Box2D shim is not built")
 
-ROBOT = """
-  <vehicle:class name="bot">
-    <dynamics class="differential">
-      <chassis mass="15.0"><shape><pt>-0.25 -0.22</pt><pt>0.25 -0.22</pt><pt>0.25 0.22</pt><pt>-0.25 0.22</pt>
-      </shape></chassis>
-      <l_wheel pos="0.0  0.25" mass="1.0" width="0.05" diameter="0.20"/>
-      <r_wheel pos="0.0 -0.25" mass="1.0" width="0.05" diameter="0.20"/>
-    </dynamics>
-  </vehicle:class>
-"""
 LIDAR = ('<sensor class="laser" name="scan"><pose_3d>0.1 0 0.3 0 0 0</pose_3d><fov_degrees>360</fov_degrees>'
          '<nrays>361</nrays><range_max>25</range_max><range_std_noise>0</range_std_noise>'
          '<angle_std_noise_deg>0</angle_std_noise_deg></sensor>')
@@ -56,16 +47,6 @@ def _world_xml(blocks: int, seed: int = 5) -> str:
              "<pt>-22 22</pt></shape></walls>")
     robot = f'<vehicle name="r1" class="bot"><init_pose>0 0 0</init_pose>{LIDAR}</vehicle>'
     return f'<mvsim_world version="1.0">{walls}{ROBOT}{robot}{"".join(parts)}</mvsim_world>'
-
-
-def _pybox2d_ranges(lidar, box2d_world, origin, bearings) -> np.ndarray:
-    """The same beams through pybox2d's ray casts (the path taken without the shim)."""
-    available = box2d_native.AVAILABLE
-    box2d_native.AVAILABLE = False
-    try:
-        return lidar._cast(box2d_world, origin, bearings)
-    finally:
-        box2d_native.AVAILABLE = available
 
 
 def _same_as_pybox2d(lidar, sim, rng, trials: int = 12) -> int:

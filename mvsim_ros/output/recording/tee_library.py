@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from mvsim_ros.core.package_share import native_library_path
 
 SOURCE = Path(__file__).with_name("tee.c")
 CFLAGS = ["-O2", "-std=c11", "-D_GNU_SOURCE", "-shared", "-fPIC", "-pthread", "-fvisibility=hidden", "-Wall"]
@@ -34,9 +35,7 @@ class Chunk(ctypes.Structure):
 
 def library_path() -> Path:
     """The library this source and these flags build to."""
-    share = Path(os.environ.get("MVSIM_NATIVE_DIR") or Path(sys.prefix) / "share" / "mvsim_ros")
-    digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(CFLAGS).encode()).hexdigest()[:12]
-    return share / "native" / f"libmvsim_tee-{digest}.so"
+    return native_library_path("libmvsim_tee", SOURCE, CFLAGS)
 
 
 def build(force: bool = False) -> Path:

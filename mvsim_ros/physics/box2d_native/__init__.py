@@ -209,7 +209,7 @@ class VehicleContactListener:
         self._free = _LIB.mvb_contacts_free
         bodies = addresses([body for body, _ in vehicle_bodies])
         vehicle = np.array([index for _, index in vehicle_bodies], dtype=np.int64)
-        proximity = np.array([int(f.this) for f in proximity_fixtures], dtype=np.intp)
+        proximity = addresses(proximity_fixtures)
         if _LIB.mvb_contacts_describe(self.address, bodies.ctypes.data, vehicle.ctypes.data, bodies.size,
                                       proximity.ctypes.data, proximity.size):
             raise MemoryError("the Box2D shim could not describe the vehicles to its contact listener")

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from mvsim_ros.core import quiet_box2d_timer
+from mvsim_ros.core.package_share import native_library_path, native_share_dir
 
 #: The pybox2d source distribution whose Box2D headers match the running extension's object layout.
 HEADERS_SDIST = "Box2D==2.3.2"
@@ -36,13 +37,12 @@ SOURCE = Path(__file__).with_name("shim.cpp")
 def share_dir() -> Path:
     """Where the headers and the built library live: this interpreter's prefix (the venv), or
     $MVSIM_NATIVE_DIR."""
-    return quiet_box2d_timer.share_dir()
+    return native_share_dir()
 
 
 def library_path() -> Path:
     """The library this source and these flags build to."""
-    digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(CXXFLAGS).encode()).hexdigest()[:12]
-    return share_dir() / "native" / f"libmvsim_box2d-{digest}.so"
+    return native_library_path("libmvsim_box2d", SOURCE, CXXFLAGS)
 
 
 def headers_dir(download: bool = True) -> Path | None:

@@ -240,8 +240,10 @@ class SceneIndex {
     // A new index from the world as it is, unless another scan made one since `stale` (then that one).
     std::shared_ptr<const StaticIndex> rebuilt(const std::shared_ptr<const StaticIndex>& stale) {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (index_ == stale) index_ = std::make_shared<const StaticIndex>(world_);
-        ++builds_;
+        if (index_ == stale) {
+            index_ = std::make_shared<const StaticIndex>(world_);
+            ++builds_;
+        }
         return index_;
     }
     // How many times the index was rebuilt after a change.
