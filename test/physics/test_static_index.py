@@ -118,3 +118,56 @@ def test_the_index_follows_static_blocks_added_removed_and_moved(tmp_path):
     lidar = build_sensors(sim.spec, 1).lidars[0]
     _same_as_pybox2d(lidar, sim, rng, 4)
     assert index.rebuilds == builds + 3
+
+
+def _piece(name: str, x0: float, y0: float, x1: float, y1: float, zmin: float = 0.0, zmax: float = 1.0) -> str:
+    """A static block over the rectangle [x0, x1] x [y0, y1] [m]."""
+    points = "".join(f"<pt>{x} {y}</pt>" for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
+    return (f'<block name="{name}"><static>true</static><init_pose>0 0 0</init_pose><zmin>{zmin}</zmin>'
+            f"<zmax>{zmax}</zmax><shape>{points}</shape></block>")
+
+
+def _walls_in_pieces_xml(rng: np.random.Generator, scattered: int) -> str:
+    """A 36 m square yard whose walls are static blocks cut at random places (pieces touching, some overlapping,
+    one in nine below the beam), a smaller room inside whose <walls> on the ground body are cut into pieces, and
+    `scattered` static boxes between the two."""
+    parts = [_block(f"s{i}", round(float(x), 2), round(float(y), 2), 30.0, 0.2)
+             for i, (x, y) in enumerate(rng.uniform(8.0, 16.0, (scattered, 2)) * rng.choice([-1, 1], (scattered, 2)))]
+    for side in range(4):
+        cuts = np.unique(np.concatenate([[-18.0, 18.0], np.round(rng.uniform(-17.9, 17.9, 60), 1)]))
+        for k in range(cuts.size - 1):
+            a, b = float(cuts[k]), float(cuts[k + 1] + (0.05 if k % 5 == 3 else 0.0))  # some pieces overlap
+            zmin, zmax = (0.0, 0.2) if k % 9 == 4 else (0.0, 1.0)
+            if side < 2:
+                y = 18.0 if side == 0 else -18.3
+                parts.append(_piece(f"w{side}_{k}", a, y, b, y + 0.3, zmin, zmax))
+            else:
+                x = 18.0 if side == 2 else -18.3
+                parts.append(_piece(f"w{side}_{k}", x, a, x + 0.3, b, zmin, zmax))
+    inner = np.round(np.linspace(-6.0, 6.0, 13), 3)
+    points = "".join(f"<pt>{x0:g} {y:g}</pt><pt>{x1:g} {y:g}</pt>" for y in (-6.0, 6.0)
+                     for x0, x1 in zip(inner[:-1], inner[1:]))
+    walls = f"<walls><wallThickness>0.2</wallThickness><shape>{points}</shape></walls>"
+    robot = f'<vehicle name="r1" class="bot"><init_pose>0 0 0</init_pose>{LIDAR}</vehicle>'
+    return f'<mvsim_world version="1.0">{walls}{ROBOT}{robot}{"".join(parts)}</mvsim_world>'
+
+
+@pytest.mark.parametrize("scattered", [0, 80])
+def test_walls_in_pieces_equal_pybox2d_closest_hits(scattered):
+    """Pieces lying end to end (a wall cut into blocks or segments) are cast as runs: from anywhere in the yard,
+    along the walls (beams grazing their faces and joints) and with pieces below the beam, every range equals
+    pybox2d's closest hit, whether the scan lists the runs with its other targets (few) or walks them in the grid
+    (among many other static boxes)."""
+    rng = np.random.default_rng(3)
+    world = load_world_string(_walls_in_pieces_xml(rng, scattered))
+    sim = Simulation(world)
+    lidar = build_sensors(world, 1).lidars[0]
+    hits = _same_as_pybox2d(lidar, sim, rng, 16)
+    grazing = [(0.0, 17.99), (0.0, 18.0), (-17.0, -18.0), (17.99, 3.0), (-18.0, -5.0), (3.0, 6.1), (-3.0, -6.1)]
+    axes = np.array([0.0, math.pi / 2, math.pi, -math.pi / 2])
+    for origin in grazing:
+        for bearings in (lidar.params.angles, lidar.params.angles + 1e-7, axes):
+            shim = lidar._cast(sim.box2d.world, origin, bearings)
+            assert shim.tobytes() == _pybox2d_ranges(lidar, sim.box2d.world, origin, bearings).tobytes(), origin
+            hits += int(np.isfinite(shim).sum())
+    assert hits > 5000

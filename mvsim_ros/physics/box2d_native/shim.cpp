@@ -94,12 +94,53 @@ struct IndexedBody {
     }
 };
 
+// A polygon fixture as a beam needs it: its body's transform and its edges (a vertex and the outward normal of the
+// edge that starts there), in the polygon's own frame.
+struct PolygonEdge {
+    b2Vec2 vertex, normal;
+};
+struct PolygonCopy {
+    b2Transform xf;
+    int32_t first_edge = 0, count = 0;
+};
+
+// Box2D's ray cast of a polygon (b2PolygonShape::RayCast), the same float32 operations in the same order, so the
+// same fraction to the bit: the segment input.p1 -> input.p2 (up to input.maxFraction) is clipped by each edge's
+// half-plane in the polygon's frame; it hits when it enters the polygon (`fraction`: where, along the segment).
+static inline bool polygon_ray_cast(const PolygonCopy& polygon, const PolygonEdge* edges, const b2RayCastInput& input,
+                                    float32* fraction) {
+    const b2Vec2 p1 = b2MulT(polygon.xf.q, input.p1 - polygon.xf.p);
+    const b2Vec2 p2 = b2MulT(polygon.xf.q, input.p2 - polygon.xf.p);
+    const b2Vec2 d = p2 - p1;
+    float32 lower = 0.0f, upper = input.maxFraction;
+    bool entered = false;
+    for (int32_t i = 0; i < polygon.count; ++i) {
+        const float32 numerator = b2Dot(edges[i].normal, edges[i].vertex - p1);
+        const float32 denominator = b2Dot(edges[i].normal, d);
+        if (denominator == 0.0f) {
+            if (numerator < 0.0f) return false;  // parallel to this edge, outside its half-plane
+        } else if (denominator < 0.0f && numerator < lower * denominator) {
+            lower = numerator / denominator;  // enters this half-plane later than the others so far
+            entered = true;
+        } else if (denominator > 0.0f && numerator < upper * denominator) {
+            upper = numerator / denominator;  // leaves this half-plane sooner
+        }
+        if (upper < lower) return false;
+    }
+    if (!entered) return false;
+    *fraction = lower;
+    return true;
+}
+
 // A uniform grid over the fixtures of every static body of a world (the ground: occupancy-grid walls, <walls>,
-// vertical planes; and static blocks), each fixture child (sensors excepted) listed in every cell its bounding box,
-// padded by kPad, overlaps. A beam walks the cells it crosses in order (a DDA) and stops once the nearest hit lies
-// before the cell it leaves: its cost grows with the cells it crosses, not with the number of fixtures. The
-// bodies it covers are recorded in the world's body-list order (`bodies`), so that a scan walking the body list
-// can tell, at the cost of a few comparisons a body, whether the index still describes the world (SceneIndex).
+// vertical planes; and static blocks). Its items are the fixture children (sensors excepted), alone or, for pieces
+// lying end to end along x or y (a wall cut into segments or built of many blocks), grouped into runs: a run is one
+// item whose box is the union of its pieces', and a beam that crosses it casts only the few pieces along the stretch
+// it covers inside that box. Each item is listed in every cell its box, padded by kPad, overlaps. A beam walks the
+// cells it crosses in order (a DDA) and stops once the nearest hit lies before the cell it leaves: its cost grows
+// with the cells it crosses, not with the number of fixtures, and a wall costs alike whole or in pieces. The bodies
+// it covers are recorded in the world's body-list order (`bodies`), so that a scan walking the body list can tell,
+// at the cost of a few comparisons a body, whether the index still describes the world (SceneIndex).
 struct StaticIndex {
     static constexpr double kPad = 1e-2;  // [m]: far above float32 rounding of hit points, so no hit is missed
 
@@ -109,27 +150,70 @@ struct StaticIndex {
     // this thread's BeamStamps.
     float32 cast(const b2RayCastInput& input, double dx, double dy, double range_max, float32 nearest,
                  const uint8_t* skip, BeamStamps& cast_already) const;
+    // The nearest of `nearest` and the fraction of the fixture child members[k], unless its body b has
+    // skip[b] != 0: a polygon through its copy in `polygons`, anything else through Box2D.
+    float32 cast_member(int32_t k, const b2RayCastInput& input, float32 nearest, const uint8_t* skip) const {
+        const int32_t m = members[k];
+        if (skip[body_of[m]]) return nearest;
+        float32 fraction;
+        const PolygonCopy& polygon = polygons[k];
+        if (polygon.count > 0) {
+            if (polygon_ray_cast(polygon, &polygon_edges[polygon.first_edge], input, &fraction) && fraction < nearest) {
+                return fraction;
+            }
+            return nearest;
+        }
+        b2RayCastOutput output;
+        if (fixtures[m]->RayCast(&output, input, children[m]) && output.fraction < nearest) return output.fraction;
+        return nearest;
+    }
+    // The nearest of `nearest` and the fractions of the pieces of run item i that the beam (direction (dx, dy),
+    // range_max [m] long) meets, bodies k with skip[k] != 0 skipped. `cursor` (optional): where the run's pieces to
+    // cast began for the caller's previous beam (-1: none), updated for this one.
+    float32 cast_run(int32_t i, const b2RayCastInput& input, double dx, double dy, double range_max, float32 nearest,
+                     const uint8_t* skip, int32_t* cursor = nullptr) const;
+    size_t item_count() const { return item_boxes.size(); }
+
+    const uint64_t serial;  // unique among the indexes built in this process (never reused, unlike an address)
 
     std::vector<IndexedBody> bodies;  // the static bodies, in body-list order
     double x0 = 0.0, y0 = 0.0, cell = 1.0;  // [m]: lower corner, cell side
     int64_t nx = 0, ny = 0;
-    std::vector<int32_t> first;  // cell c = iy * nx + ix lists items[first[c] .. first[c + 1])
-    std::vector<int32_t> items;  // indices into fixtures / children / body_of
+    std::vector<int32_t> first;  // cell c = iy * nx + ix lists cell_items[first[c] .. first[c + 1])
+    std::vector<int32_t> cell_items;  // indices into item_boxes / item_first / item_axis
     std::vector<const b2Fixture*> fixtures;
     std::vector<int32> children;
     std::vector<int32_t> body_of;  // each fixture child's body, an index into `bodies`
     std::vector<b2AABB> boxes;  // each fixture child's bounding box [m] (Box2D's, which pads polygons by 1 cm)
+    std::vector<b2AABB> item_boxes;  // [m]: each item's box (a run's: the union of its pieces')
+    std::vector<int32_t> item_first;  // item i's fixture children: members[item_first[i] .. item_first[i + 1])
+    std::vector<int8_t> item_axis;  // 0: a run along x, 1: along y, -1: a fixture child alone
+    // Fixture-child indices; those of a run in order along its axis, where both ends of their boxes increase.
+    std::vector<int32_t> members;
+    // Where each member's box starts and ends along its run's axis [m] (a fixture alone: its box along x).
+    std::vector<double> member_lower, member_upper;
+    // Each member that is a polygon, copied with its body's transform (count 0: another shape), its edges side by
+    // side in polygon_edges: a beam casts a run's pieces from contiguous memory rather than through each fixture,
+    // shape and body object.
+    std::vector<PolygonCopy> polygons;
+    std::vector<PolygonEdge> polygon_edges;
+    // A run's stretch along its axis in as many equal buckets as it has pieces: run i's bucket b starts at
+    // item_low[i] + b / item_per_metre[i] [m], and its first piece ending at or past that start is
+    // members[bucket_piece[item_buckets[i] + b]]. A beam finds the pieces along its stretch without a search.
+    std::vector<double> item_low, item_per_metre;  // [m], [1/m]
+    std::vector<int32_t> item_buckets;
+    std::vector<int32_t> bucket_piece;
     // Per cell, the Chebyshev distance in cells to the nearest cell listing anything (0 for those, at most 255):
     // a beam in an empty cell at distance d crosses only empty cells over its next (d - 1) cell sides of length,
     // and jumps them (walls around a large empty room cost a few jumps, not a cell at a time).
     std::vector<uint8_t> empty_reach;
 };
 
-// Which fixture children of an index the current beam has cast already (each is cast once per beam, though listed
-// in several cells): the number of the last beam that cast each. One per thread, so scans may run in parallel; a
+// Which items of an index the current beam has cast already (each is cast once per beam, though listed in several
+// cells): the number of the last beam that cast each. One per thread, so scans may run in parallel; a
 // scan looks its thread's up once (a thread-local lookup in a shared library is a function call).
 struct BeamStamps {
-    // Start a new beam over `count` fixture children.
+    // Start a new beam over an index of `count` items.
     void next_beam(size_t count) {
         if (stamps.size() < count) stamps.resize(count, 0);
         if (++beam == 0) {  // the counter wrapped: forget which beam cast what
@@ -137,7 +221,7 @@ struct BeamStamps {
             beam = 1;
         }
     }
-    // True the first time the current beam asks about fixture child i.
+    // True the first time the current beam asks about item i.
     bool first_visit(int32_t i) {
         if (stamps[i] == beam) return false;
         stamps[i] = beam;
@@ -149,7 +233,79 @@ struct BeamStamps {
 };
 static thread_local BeamStamps beam_stamps;
 
-StaticIndex::StaticIndex(const b2World* world) {
+// Lower and upper bound of a box along axis a (0: x, 1: y) [m].
+static double lower_on(const b2AABB& b, int a) { return a == 0 ? b.lowerBound.x : b.lowerBound.y; }
+static double upper_on(const b2AABB& b, int a) { return a == 0 ? b.upperBound.x : b.upperBound.y; }
+
+// The items of `index` from its fixture children: runs along x first, then along y among the children left, then
+// every child left alone. A run's pieces share their box's extent across the run to the bit (as pieces of one
+// straight wall do) and follow each other along it, each box starting and ending past the previous one's start and
+// end and starting no later than it ends (touching or overlapping: no gap the run's box would cover for nothing).
+static void group_items(StaticIndex& index) {
+    const std::vector<b2AABB>& boxes = index.boxes;
+    const int32_t n = static_cast<int32_t>(boxes.size());
+    std::vector<uint8_t> grouped(n, 0);
+    std::vector<int32_t> order(n);
+    auto add_item = [&](const int32_t* first, const int32_t* last, int8_t axis) {
+        b2AABB box = boxes[*first];
+        for (const int32_t* m = first; m != last; ++m) {
+            box.Combine(boxes[*m]);
+            index.members.push_back(*m);
+            index.member_lower.push_back(lower_on(boxes[*m], axis < 0 ? 0 : axis));
+            index.member_upper.push_back(upper_on(boxes[*m], axis < 0 ? 0 : axis));
+            grouped[*m] = 1;
+        }
+        index.item_boxes.push_back(box);
+        index.item_first.push_back(static_cast<int32_t>(index.members.size()));
+        index.item_axis.push_back(axis);
+        index.item_buckets.push_back(static_cast<int32_t>(index.bucket_piece.size()));
+        const double low = axis >= 0 ? lower_on(box, axis) : 0.0, length = axis >= 0 ? upper_on(box, axis) - low : 0.0;
+        const int64_t count = last - first;
+        index.item_low.push_back(low);
+        index.item_per_metre.push_back(length > 0.0 ? static_cast<double>(count) / length : 0.0);
+        if (axis < 0) return;
+        int64_t piece = 0;  // pieces' upper ends increase: one pass fills every bucket
+        for (int64_t b = 0; b < count; ++b) {
+            const double start = low + static_cast<double>(b) * length / static_cast<double>(count);
+            while (piece < count - 1 && upper_on(boxes[first[piece]], axis) < start) ++piece;
+            index.bucket_piece.push_back(index.item_first[index.item_first.size() - 2] + static_cast<int32_t>(piece));
+        }
+    };
+    index.item_first.assign(1, 0);
+    for (int axis = 0; axis < 2; ++axis) {
+        const int across = 1 - axis;
+        order.clear();
+        for (int32_t i = 0; i < n; ++i) {
+            if (!grouped[i]) order.push_back(i);
+        }
+        std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+            const b2AABB &p = boxes[a], &q = boxes[b];
+            if (lower_on(p, across) != lower_on(q, across)) return lower_on(p, across) < lower_on(q, across);
+            if (upper_on(p, across) != upper_on(q, across)) return upper_on(p, across) < upper_on(q, across);
+            if (lower_on(p, axis) != lower_on(q, axis)) return lower_on(p, axis) < lower_on(q, axis);
+            return a < b;
+        });
+        auto follows = [&](int32_t prev, int32_t next) {
+            const b2AABB &p = boxes[prev], &q = boxes[next];
+            return lower_on(q, across) == lower_on(p, across) && upper_on(q, across) == upper_on(p, across) &&
+                   lower_on(q, axis) > lower_on(p, axis) && upper_on(q, axis) > upper_on(p, axis) &&
+                   lower_on(q, axis) <= upper_on(p, axis);
+        };
+        size_t start = 0;
+        for (size_t k = 1; k <= order.size(); ++k) {
+            if (k < order.size() && follows(order[k - 1], order[k])) continue;
+            if (k - start >= 2) add_item(order.data() + start, order.data() + k, static_cast<int8_t>(axis));
+            start = k;
+        }
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        if (!grouped[i]) add_item(&i, &i + 1, -1);
+    }
+}
+
+static std::atomic<uint64_t> indexes_built{0};
+
+StaticIndex::StaticIndex(const b2World* world) : serial(++indexes_built) {
     for (const b2Body* body = world->GetBodyList(); body; body = body->GetNext()) {
         if (body->GetType() != b2_staticBody) continue;
         const int32_t slot = static_cast<int32_t>(bodies.size());
@@ -165,16 +321,28 @@ StaticIndex::StaticIndex(const b2World* world) {
         }
     }
     if (boxes.empty()) return;
+    group_items(*this);
+    polygons.resize(members.size());
+    for (size_t k = 0; k < members.size(); ++k) {
+        const b2Fixture* f = fixtures[members[k]];
+        if (f->GetType() != b2Shape::e_polygon) continue;
+        const b2PolygonShape* shape = static_cast<const b2PolygonShape*>(f->GetShape());
+        PolygonCopy& copy = polygons[k];
+        copy.xf = f->GetBody()->GetTransform();
+        copy.first_edge = static_cast<int32_t>(polygon_edges.size());
+        copy.count = shape->m_count;
+        for (int32 i = 0; i < shape->m_count; ++i) polygon_edges.push_back({shape->m_vertices[i], shape->m_normals[i]});
+    }
     double x1 = -INFINITY, y1 = -INFINITY;
     x0 = y0 = INFINITY;
-    for (const b2AABB& b : boxes) {
+    for (const b2AABB& b : item_boxes) {
         x0 = std::min(x0, b.lowerBound.x - kPad), y0 = std::min(y0, b.lowerBound.y - kPad);
         x1 = std::max(x1, b.upperBound.x + kPad), y1 = std::max(y1, b.upperBound.y + kPad);
     }
-    // About four cells per fixture child (on MVSim's demo_1robot map, 2 to 8 scan alike, 0.5 and 32 slower), at
+    // About four cells per item (on MVSim's demo_1robot map, 2 to 8 scan alike, 0.5 and 32 slower), at
     // most 2^22 cells.
     const double area = (x1 - x0) * (y1 - y0);
-    cell = std::sqrt(area / std::min(4.0 * boxes.size(), 4194304.0));
+    cell = std::sqrt(area / std::min(4.0 * item_boxes.size(), 4194304.0));
     nx = std::max<int64_t>(1, static_cast<int64_t>(std::ceil((x1 - x0) / cell)));
     ny = std::max<int64_t>(1, static_cast<int64_t>(std::ceil((y1 - y0) / cell)));
     auto span = [&](const b2AABB& b, int64_t& ix0, int64_t& ix1, int64_t& iy0, int64_t& iy1) {
@@ -185,18 +353,18 @@ StaticIndex::StaticIndex(const b2World* world) {
     };
     first.assign(nx * ny + 1, 0);
     int64_t ix0, ix1, iy0, iy1;
-    for (const b2AABB& b : boxes) {
+    for (const b2AABB& b : item_boxes) {
         span(b, ix0, ix1, iy0, iy1);
         for (int64_t iy = iy0; iy <= iy1; ++iy)
             for (int64_t ix = ix0; ix <= ix1; ++ix) ++first[iy * nx + ix + 1];
     }
     for (int64_t c = 0; c < nx * ny; ++c) first[c + 1] += first[c];
-    items.resize(first[nx * ny]);
+    cell_items.resize(first[nx * ny]);
     std::vector<int32_t> fill(first.begin(), first.end() - 1);
-    for (size_t i = 0; i < boxes.size(); ++i) {
-        span(boxes[i], ix0, ix1, iy0, iy1);
+    for (size_t i = 0; i < item_boxes.size(); ++i) {
+        span(item_boxes[i], ix0, ix1, iy0, iy1);
         for (int64_t iy = iy0; iy <= iy1; ++iy)
-            for (int64_t ix = ix0; ix <= ix1; ++ix) items[fill[iy * nx + ix]++] = static_cast<int32_t>(i);
+            for (int64_t ix = ix0; ix <= ix1; ++ix) cell_items[fill[iy * nx + ix]++] = static_cast<int32_t>(i);
     }
     // Chebyshev distance transform (two passes over the 8-neighbourhood): exact for this metric.
     empty_reach.assign(nx * ny, 255);
@@ -279,10 +447,68 @@ static bool crosses(const b2AABB& box, double ox, double oy, double ix, double i
     return t0 <= t1;
 }
 
+float32 StaticIndex::cast_run(int32_t i, const b2RayCastInput& input, double dx, double dy, double range_max,
+                              float32 nearest, const uint8_t* skip, int32_t* cursor) const {
+    const int axis = item_axis[i], across = 1 - axis;
+    const double ox = input.p1.x, oy = input.p1.y;
+    const double o = axis == 0 ? ox : oy, d = axis == 0 ? dx : dy;  // along the run
+    const double oa = axis == 0 ? oy : ox, da = axis == 0 ? dy : dx;  // across it
+    const b2AABB& box = item_boxes[i];
+    // Where [m along the beam] the beam lies within the run's padded extent across its axis.
+    double enter = -kPad, leave = range_max + kPad;
+    if (da != 0.0) {
+        const double inv = 1.0 / da;
+        double ta = (lower_on(box, across) - kPad - oa) * inv, tb = (upper_on(box, across) + kPad - oa) * inv;
+        if (ta > tb) std::swap(ta, tb);
+        enter = std::max(enter, ta), leave = std::min(leave, tb);
+        if (enter > leave) return nearest;
+    } else if (oa < lower_on(box, across) - kPad || oa > upper_on(box, across) + kPad) {
+        return nearest;
+    }
+    // The stretch [low, high] [m] of the run's axis that the beam covers there, padded: the pieces overlapping it
+    // are those whose boxes the beam crosses (they span the run's box across its axis). They are cast in the order
+    // the beam meets them, until one starts past the nearest hit so far (padded): none beyond can be nearer.
+    const double low = std::min(o + d * enter, o + d * leave) - kPad;
+    const double high = std::max(o + d * enter, o + d * leave) + kPad;
+    if (high < lower_on(box, axis) || low > upper_on(box, axis)) return nearest;
+    const int32_t first = item_first[i], last = item_first[i + 1];
+    // Where the pieces to cast begin: the piece `cursor` names (the last beam's, whose stretch lies next to this
+    // one's when the beams come in order), else the one the run's buckets give, moved to the first piece ending at
+    // or past `low` (d >= 0) or the last one starting at or before `high` (d < 0).
+    int32_t k;
+    if (cursor && *cursor >= first && *cursor < last) {
+        k = *cursor;
+    } else {
+        const double at = ((d >= 0.0 ? low : high) - item_low[i]) * item_per_metre[i];  // [buckets]
+        k = bucket_piece[item_buckets[i] + (at <= 0.0 ? 0 : std::min(last - first - 1, static_cast<int32_t>(at)))];
+    }
+    auto hit_on_axis = [&] { return o + d * (static_cast<double>(nearest) * range_max); };  // [m]
+    if (d >= 0.0) {
+        while (k > first && member_upper[k - 1] >= low) --k;
+        while (k < last - 1 && member_upper[k] < low) ++k;
+        if (cursor) *cursor = k;
+        for (; k < last; ++k) {
+            const double start = member_lower[k];
+            if (start > high || (nearest <= 1.0f && start > hit_on_axis() + kPad)) break;
+            nearest = cast_member(k, input, nearest, skip);
+        }
+    } else {
+        while (k < last - 1 && member_lower[k + 1] <= high) ++k;
+        while (k > first && member_lower[k] > high) --k;
+        if (cursor) *cursor = k;
+        for (; k >= first; --k) {
+            const double end = member_upper[k];
+            if (end < low || (nearest <= 1.0f && end < hit_on_axis() - kPad)) break;
+            nearest = cast_member(k, input, nearest, skip);
+        }
+    }
+    return nearest;
+}
+
 float32 StaticIndex::cast(const b2RayCastInput& input, double dx, double dy, double range_max,
                           float32 nearest, const uint8_t* skip, BeamStamps& cast_already) const {
     if (nx == 0) return nearest;
-    cast_already.next_beam(fixtures.size());
+    cast_already.next_beam(item_boxes.size());
     const double ox = input.p1.x, oy = input.p1.y;
     // The part of the beam inside the grid, [t0, t1] [m] along it.
     double t0 = 0.0, t1 = range_max + kPad;
@@ -323,14 +549,15 @@ float32 StaticIndex::cast(const b2RayCastInput& input, double dx, double dy, dou
             continue;
         }
         for (int32_t j = first[c]; j < first[c + 1]; ++j) {
-            const int32_t i = items[j];
-            if (skip[body_of[i]] || !cast_already.first_visit(i)) continue;
-            if (!crosses(boxes[i], ox, oy, inv_x, inv_y, range_max)) continue;
-            b2RayCastOutput output;
-            if (fixtures[i]->RayCast(&output, input, children[i]) && output.fraction < nearest) {
-                nearest = output.fraction;
-                hit_at = nearest * range_max;
+            const int32_t i = cell_items[j];
+            if (!cast_already.first_visit(i)) continue;
+            const float32 was = nearest;
+            if (item_axis[i] >= 0) {
+                nearest = cast_run(i, input, dx, dy, range_max, nearest, skip);
+            } else if (crosses(item_boxes[i], ox, oy, inv_x, inv_y, range_max)) {
+                nearest = cast_member(item_first[i], input, nearest, skip);
             }
+            if (nearest < was) hit_at = nearest * range_max;
         }
         const double leave = std::min(next_x, next_y);  // [m] where the beam leaves this cell
         if (hit_at < leave - kPad || leave > t1) return nearest;
@@ -345,13 +572,15 @@ float32 StaticIndex::cast(const b2RayCastInput& input, double dx, double dy, dou
     }
 }
 
-// One fixture child as a scan sees it: the bearings its bounding box covers, as offsets [rad] from `centre`
-// (conservative; `all` when the origin is at or inside the box).
+// One fixture child, or one run of a StaticIndex, as a scan sees it: the bearings its bounding box covers, as
+// offsets [rad] from `centre` (conservative; `all` when the origin is at or inside the box).
 struct Target {
-    const b2Fixture* fixture;
+    const b2Fixture* fixture;  // null for a run
     int32 child;
+    int32_t item;  // the run's index item (with `fixture` null)
     bool all;
     double centre, low, high;
+    int32_t cursor;  // a run item's piece where the last beam cast began (-1: none yet)
 };
 
 static double wrap_angle(double a) {
@@ -360,17 +589,16 @@ static double wrap_angle(double a) {
     return a;
 }
 
-// The fixture child `child` of `fixture` as a target of a scan from (ox, oy) [m] up to range_max [m], appended to
-// `targets` unless its box is out of reach.
-static void add_target(const b2Fixture* fixture, int32 child, double ox, double oy, double range_max,
-                       std::vector<Target>& targets) {
+// The fixture child `child` of `fixture` (or, with `fixture` null, the run item `child`, whose box is `box`) as a
+// target of a scan from (ox, oy) [m] up to range_max [m], appended to `targets` unless its box is out of reach.
+static void add_target(const b2Fixture* fixture, int32 child, const b2AABB& box, double ox, double oy,
+                       double range_max, std::vector<Target>& targets) {
     const double reach = range_max + 1.0;  // [m]
     const double margin = 1e-6;  // [rad]: rounding of the corner angles never hides a box
-    const b2AABB& box = fixture->GetAABB(child);
     const double x0 = box.lowerBound.x - ox, y0 = box.lowerBound.y - oy;
     const double x1 = box.upperBound.x - ox, y1 = box.upperBound.y - oy;
     if (x0 > reach || y0 > reach || x1 < -reach || y1 < -reach) return;
-    Target t{fixture, child, false, 0.0, 0.0, 0.0};
+    Target t{fixture, fixture ? child : 0, fixture ? -1 : child, false, 0.0, 0.0, 0.0, -1};
     if (x0 <= 1e-6 && x1 >= -1e-6 && y0 <= 1e-6 && y1 >= -1e-6) {
         t.all = true;
     } else {
@@ -389,38 +617,56 @@ static void add_target(const b2Fixture* fixture, int32 child, double ox, double 
 
 // What a scan from (ox, oy) [m] up to range_max [m] meets, outside the sorted `hidden` bodies and inactive ones,
 // sensors excepted: the fixture children of the bodies the index does not cover, with the bearings each covers
-// (`targets`; those of the indexed bodies too when `list_indexed`), and skip[k] != 0 for each indexed body k the
-// scan must not see. Returns false, with nothing listed, when the world's static bodies are no longer those the
-// index recorded (a static body added, removed, moved or changed): the caller rebuilds the index and asks again.
+// (`targets`; the index's items too when `list_indexed`), and skip[k] != 0 for each indexed body k the scan must
+// not see (left as they are when `skip_known`: set by a scan through the same index with the same `hidden`, since
+// the indexed bodies' activity is part of what the index recorded). Returns false, with nothing listed, when the
+// world's static bodies are no longer those the index recorded (a static body added, removed, moved or changed):
+// the caller rebuilds the index and asks again.
 static bool list_targets(const b2World* world, const StaticIndex* index, bool list_indexed, double ox, double oy,
                          double range_max, const intptr_t* hidden, int64_t hidden_count, std::vector<Target>& targets,
-                         std::vector<uint8_t>& skip) {
+                         std::vector<uint8_t>& skip, bool skip_known) {
     targets.clear();
-    skip.assign(index ? index->bodies.size() : 0, 0);
+    if (!skip_known) skip.assign(index ? index->bodies.size() : 0, 0);
     size_t slot = 0;  // the next indexed body expected in the body list
     for (const b2Body* body = world->GetBodyList(); body; body = body->GetNext()) {
-        const bool unseen = !body->IsActive() || is_hidden(body, hidden, hidden_count);
         if (index && body->GetType() == b2_staticBody) {
             if (slot >= index->bodies.size() || !index->bodies[slot].same(body)) return false;
-            skip[slot++] = unseen;
-            if (!list_indexed) continue;
+            if (!skip_known) skip[slot] = !body->IsActive() || is_hidden(body, hidden, hidden_count);
+            ++slot;
+            continue;
         }
-        if (unseen) continue;
+        if (!body->IsActive() || is_hidden(body, hidden, hidden_count)) continue;
         for (const b2Fixture* fixture = body->GetFixtureList(); fixture; fixture = fixture->GetNext()) {
             if (fixture->IsSensor()) continue;
             for (int32 child = 0; child < fixture->GetShape()->GetChildCount(); ++child) {
-                add_target(fixture, child, ox, oy, range_max, targets);
+                add_target(fixture, child, fixture->GetAABB(child), ox, oy, range_max, targets);
             }
         }
     }
-    return !index || slot == index->bodies.size();
+    if (index && slot != index->bodies.size()) return false;
+    if (index && list_indexed) {  // a fixture child alone as itself (unless unseen), a run as one target
+        for (size_t i = 0; i < index->item_count(); ++i) {
+            if (index->item_axis[i] >= 0) {
+                add_target(nullptr, static_cast<int32>(i), index->item_boxes[i], ox, oy, range_max, targets);
+                continue;
+            }
+            const int32_t m = index->members[index->item_first[i]];
+            if (!skip[index->body_of[m]]) {
+                add_target(index->fixtures[m], index->children[m], index->boxes[m], ox, oy, range_max, targets);
+            }
+        }
+    }
+    return true;
 }
 
 // Each target cast against the beams in its direction, lowering nearest[k] (fractions) to its hits. The beams'
 // order does not matter (the nearest of the same fractions is the same), so evenly spaced bearings (no angle noise)
 // are visited by index range, others by testing every beam.
-static void cast_targets(const std::vector<Target>& targets, const b2Vec2& origin, const b2Vec2* ends,
-                         const double* bearings, int64_t count, float32* nearest) {
+// Runs (the targets without a fixture) are cast through `index` (bodies k with skip[k] != 0 unseen), along
+// the beams' directions (dx, dy) up to range_max [m].
+static void cast_targets(std::vector<Target>& targets, const StaticIndex* index, const uint8_t* skip,
+                         const b2Vec2& origin, const b2Vec2* ends, const double* bearings, const double* dx,
+                         const double* dy, double range_max, int64_t count, float32* nearest) {
     const double step = count > 1 ? (bearings[count - 1] - bearings[0]) / static_cast<double>(count - 1) : 0.0;
     bool even = step > 1e-9;
     for (int64_t k = 1; even && k < count; ++k) {
@@ -429,18 +675,22 @@ static void cast_targets(const std::vector<Target>& targets, const b2Vec2& origi
     b2RayCastInput input;
     input.p1 = origin;
     input.maxFraction = 1.0f;
-    auto test = [&](const Target& t, int64_t k) {
+    auto test = [&](Target& t, int64_t k) {
         if (!t.all) {
             const double d = wrap_angle(bearings[k] - t.centre);
             if (d < t.low || d > t.high) return;
         }
         input.p2 = ends[k];
+        if (!t.fixture) {
+            nearest[k] = index->cast_run(t.item, input, dx[k], dy[k], range_max, nearest[k], skip, &t.cursor);
+            return;
+        }
         b2RayCastOutput output;
         if (t.fixture->RayCast(&output, input, t.child) && output.fraction < nearest[k]) {
             nearest[k] = output.fraction;
         }
     };
-    for (const Target& t : targets) {
+    for (Target& t : targets) {
         if (t.all || !even) {
             for (int64_t k = 0; k < count; ++k) test(t, k);
             continue;
@@ -575,33 +825,45 @@ struct ScanScratch {
     std::vector<float32> nearest;  // fractions
     std::vector<Target> targets;
     std::vector<uint8_t> skip;  // indexed bodies not seen
+    // The index (serial) and the hidden bodies `skip` was computed for.
+    uint64_t skip_serial = 0;
+    std::vector<intptr_t> skip_hidden;
 };
 static thread_local ScanScratch scan_scratch;
 
 // ray_scan: `count` beams from (ox, oy) [m] along world bearings [rad], each up to range_max [m]. ranges[k] =
 // fraction * range_max [m] of the nearest fixture the beam meets (+inf when none), sensors and the bodies listed in
-// `hidden` (sorted addresses) excepted. Each fixture's own Box2D ray cast gives its fraction, which does not depend
-// on the clipping b2World::RayCast applies, so the nearest is the one b2World::RayCast with a closest-hit callback
-// reports, to the bit. The fixtures of the world's static bodies are found by walking `scene`'s grid (null: no
-// index) when they are many; those of the other bodies (vehicles, movable blocks, actors: few) are listed once per
-// scan and tested against the beams in their direction. The walls of costly scans of at least kSplitBeams beams
+// `hidden` (sorted addresses) excepted. Each fixture's own Box2D ray cast (or, for the index's polygons, the same
+// arithmetic on its copy: polygon_ray_cast) gives its fraction, which does not depend on the clipping
+// b2World::RayCast applies, so the nearest is the one b2World::RayCast with a closest-hit callback reports, to the
+// bit. The fixtures of the world's static bodies are found by walking `scene`'s grid (null: no index) when its
+// items are many, else listed with the others; those of the other bodies (vehicles, movable blocks, actors: few)
+// are listed once per scan and tested against the beams in their direction. The walls of costly scans of at least kSplitBeams beams
 // are walked by two threads (ScanHelper).
 static void ray_scan(intptr_t world, SceneIndex* scene, double ox, double oy, const double* bearings,
                      int64_t count, double range_max, const intptr_t* hidden, int64_t hidden_count, double* ranges) {
     const b2World* w = reinterpret_cast<const b2World*>(world);
-    // A few fixtures are cast faster listed with the others (a 5 m room: 8 us a scan listed, 16 us walking the grid).
-    const size_t kFewFixtures = 64;
+    // A few items are cast faster listed with the others (a 5 m room: 8 us a scan listed, 16 us walking the grid).
+    const size_t kFewItems = 64;
     const int64_t kSplitBeams = 64;
     const double kSplitMicros = 40.0;
     ScanScratch& scratch = scan_scratch;
     std::shared_ptr<const StaticIndex> index = scene ? scene->current() : nullptr;
+    bool list_indexed = false;
     for (;;) {
-        const bool list_indexed = index && index->fixtures.size() < kFewFixtures;
+        list_indexed = index && index->item_count() < kFewItems;
+        const bool skip_known = index && scratch.skip_serial == index->serial &&
+                                scratch.skip_hidden.size() == static_cast<size_t>(hidden_count) &&
+                                std::equal(hidden, hidden + hidden_count, scratch.skip_hidden.begin());
         if (list_targets(w, index.get(), list_indexed, ox, oy, range_max, hidden, hidden_count, scratch.targets,
-                         scratch.skip)) {
-            if (list_indexed) index = nullptr;  // listed with the others: nothing left to walk
+                         scratch.skip, skip_known)) {
+            if (index && !skip_known) {
+                scratch.skip_serial = index->serial;
+                scratch.skip_hidden.assign(hidden, hidden + hidden_count);
+            }
             break;
         }
+        scratch.skip_serial = 0;
         index = scene->rebuilt(index);
     }
     b2Vec2 origin(static_cast<float32>(ox), static_cast<float32>(oy));
@@ -615,9 +877,10 @@ static void ray_scan(intptr_t world, SceneIndex* scene, double ox, double oy, co
         sincos(bearings[k], &dy[k], &dx[k]);  // the numbers sin() and cos() give, in one call
         ends[k].Set(static_cast<float32>(ox + range_max * dx[k]), static_cast<float32>(oy + range_max * dy[k]));
     }
-    cast_targets(scratch.targets, origin, ends, bearings, count, nearest);
-    const StaticIndex* walls = index && index->nx > 0 ? index.get() : nullptr;
     const uint8_t* skip = scratch.skip.data();
+    cast_targets(scratch.targets, index.get(), skip, origin, ends, bearings, dx, dy, range_max, count, nearest);
+    // The walls left to walk (none when the index's items were listed with the other targets).
+    const StaticIndex* walls = index && !list_indexed && index->nx > 0 ? index.get() : nullptr;
     // The walls, for the beams of blocks first, first + stride, ... of kBlock beams: neighbouring beams cost alike,
     // so interleaving blocks shares a scan's work evenly between two threads (blocks, not single beams, so that the
     // two threads write to different cache lines).

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import inspect
 import sys
 import threading
 from typing import Iterator, Optional
@@ -193,7 +194,7 @@ def stack_headroom(limits: LoadLimits) -> Iterator[None]:
 
 
 def _stack_depth() -> int:
-    frame, depth = sys._getframe(), 0
+    frame, depth = inspect.currentframe(), 0
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     return depth
