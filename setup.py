@@ -28,14 +28,18 @@ setup(
     # benchmark's viewer case (drives Chromium); the comparison report's plots (mvsim_compare); the run report
     # (mvsim_report); Gymnasium environments (mvsim_ros.gym); scenario sweeps on Ray (mvsim_sweep)
     extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"],
-                    "bench": ["playwright"], "compare": ["matplotlib"], "report": ["mcap-ros2-support", "matplotlib"],
-                    "gym": ["gymnasium"], "sweep": ["ray", "pyarrow"]},
-    # The viewer page, and three.js when `npm ci` put it in web/node_modules (tools/setup_env.sh does).
+                    "bench": ["playwright"], "compare": ["matplotlib"],
+                    "report": ["mcap-ros2-support", "matplotlib", "plotly"],
+                    # moviepy: gymnasium's RecordVideo; 1.x, whose requirements admit the Pillow pinned here
+                    "gym": ["gymnasium", "moviepy<2"], "sweep": ["ray", "pyarrow"]},
+    # The viewer page (index.html, its ES modules web/*.js, its style sheet), and the parts of three.js it imports when
+    # `npm ci` put it in web/node_modules (tools/setup_env.sh does).
     package_data={"mvsim_ros.physics.box2d_native": ["shim.cpp", "quiet_timer.cpp"],
                   "mvsim_ros.output.recording": ["tee.c"],
                   "mvsim_ros.viewer": ["web/*.html", "web/*.js", "web/*.css", "web/package*.json",
                                        "web/node_modules/three/build/*.js",
                                        "web/node_modules/three/examples/jsm/controls/OrbitControls.js",
+                                       "web/node_modules/three/examples/jsm/renderers/CSS2DRenderer.js",
                                        "web/node_modules/three/LICENSE"]},
     zip_safe=False,  # the viewer serves its page files from the package directory
     maintainer="mvsim_ros maintainers",

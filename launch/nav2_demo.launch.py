@@ -221,13 +221,6 @@ def tf_remappings(namespace: str) -> list[tuple[str, str]]:
     return [("/tf", "tf"), ("/tf_static", "tf_static")] if namespace.strip("/") else []
 
 
-def resolve_world(world_file: str, share: str) -> str:
-    """A relative world file is looked up in the current directory, then in the package's share directory."""
-    if os.path.isabs(world_file) or os.path.exists(world_file):
-        return world_file
-    return os.path.join(share, world_file)
-
-
 def nav2_nodes(namespace: str, params_file: str, localization: str, autostart: bool, log_level: str,
                rviz_config: str | None) -> list:
     """Nav2's nodes (and rviz2 when `rviz_config` is given), to run in the pushed namespace."""
@@ -259,10 +252,11 @@ def nav2_nodes(namespace: str, params_file: str, localization: str, autostart: b
 def launch_actions(context):
     """The simulator node, and Nav2's nodes in the robot's namespace (resolved once the arguments are known)."""
     from mvsim_ros.world import load_world
+    from mvsim_ros.world.files.world_path import resolve_world_path
 
     share = get_package_share_directory(PACKAGE)
     arg = {name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS}
-    world_file = resolve_world(arg["world_file"], share)
+    world_file = str(resolve_world_path(arg["world_file"]))  # the simulator node's own rule
     namespace = arg["namespace"].strip("/")
     localization = arg["localization"].strip().lower()
     if localization not in LOCALIZATIONS:

@@ -5,8 +5,13 @@
   not import each other (except the pairs in SIBLINGS_ALLOWED). Every import counts, inside functions too.
 - ROS: rclpy and the message packages (ROS_PACKAGES, *_msgs, *_srvs, *_interfaces) are imported only by the
   modules of ROS_ALLOWED (the ROS adapters, the teleop tool and the benchmarks that drive a node).
-- no import circle between modules: imports executed when a module is loaded (module and class level, not inside
-  functions nor under `if TYPE_CHECKING:`) form a graph without cycles.
+- no import circle between modules: imports at module and class level, those under `if TYPE_CHECKING:` included
+  (a type-only import is still a dependency), form a graph without cycles; imports inside functions do not count.
+- private attributes stay private: no module reads or writes an underscore attribute of another object
+  (`other._x`, `self.part._x`, `module._x`; only `self._x` and `cls._x`), nor imports an underscore name from
+  another module. Names that libraries make public with a leading underscore (PUBLIC_UNDERSCORE_NAMES) are fine.
+- no module-level mutable state in the ROS adapters (ros/): no `global` statement, and no module-level container
+  changed by a function (per-session state lives in objects the session creates).
 - sizes: no module over MAX_LINES lines, no folder with more than MAX_MODULES_PER_FOLDER modules side by side.
 
 Each failure lists every violation as `path:line: what`.
@@ -50,6 +55,7 @@ class Import:
     line: int
     target: str
     at_load: bool  # executed when the module is loaded (not in a function, not under TYPE_CHECKING)
+    in_function: bool = False  # inside a function body (runs when called, not a dependency of the module's load)
 
 
 def module_files(root: Path, package: str = PACKAGE) -> dict[str, Path]:
@@ -70,12 +76,15 @@ class _ImportVisitor(ast.NodeVisitor):
     """Collects the import statements of one module with their line and whether they run at load time."""
 
     def __init__(self) -> None:
-        self.found: list[tuple[ast.Import | ast.ImportFrom, bool]] = []
+        self.found: list[tuple[ast.Import | ast.ImportFrom, bool, bool]] = []
         self._deferred = 0  # depth of function bodies and TYPE_CHECKING blocks around the current node
+        self._functions = 0  # depth of function bodies around the current node
 
     def _defer(self, node: ast.AST) -> None:
         self._deferred += 1
+        self._functions += 1
         self.generic_visit(node)
+        self._functions -= 1
         self._deferred -= 1
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _defer
@@ -94,10 +103,10 @@ class _ImportVisitor(ast.NodeVisitor):
             self.generic_visit(node)
 
     def visit_Import(self, node: ast.Import) -> None:
-        self.found.append((node, self._deferred == 0))
+        self.found.append((node, self._deferred == 0, self._functions > 0))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        self.found.append((node, self._deferred == 0))
+        self.found.append((node, self._deferred == 0, self._functions > 0))
 
 
 def _package_of(module: str, path: Path) -> str:
@@ -110,7 +119,7 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[Import
     visitor = _ImportVisitor()
     visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
     result = []
-    for node, at_load in visitor.found:
+    for node, at_load, in_function in visitor.found:
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         else:
@@ -121,7 +130,8 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[Import
                     package = package.rpartition(".")[0]
                 base = f"{package}.{base}" if base else package
             targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
-        result += [Import(module, path, node.lineno, target, at_load) for target in dict.fromkeys(targets)]
+        result += [Import(module, path, node.lineno, target, at_load, in_function)
+                   for target in dict.fromkeys(targets)]
     return result
 
 
@@ -207,13 +217,14 @@ def ros_violations(root: Path, package: str = PACKAGE) -> list[str]:
 
 
 def import_cycles(root: Path, package: str = PACKAGE) -> list[list[Import]]:
-    """The import circles among modules loading each other (imports run at load time): per strongly connected
-    component of more than one module (or a module importing itself), its imports within the component."""
+    """The import circles among modules depending on each other (module- and class-level imports, TYPE_CHECKING
+    ones included): per strongly connected component of more than one module (or a module importing itself), its
+    imports within the component."""
     modules, imports = all_imports(root, package)
     edges: dict[str, list[Import]] = {name: [] for name in modules}
     for imp in imports:
         target = _internal(imp.target, modules)
-        if imp.at_load and target is not None:
+        if not imp.in_function and target is not None:
             edges[imp.module].append(Import(imp.module, imp.path, imp.line, target, True))
     # Tarjan's strongly connected components, iterative (no recursion limit).
     index: dict[str, int] = {}
@@ -285,6 +296,87 @@ def size_violations(root: Path, package: str = PACKAGE) -> list[str]:
     return found
 
 
+#: Attribute names with a leading underscore that their libraries document as public API.
+PUBLIC_UNDERSCORE_NAMES = {
+    "_replace", "_asdict", "_fields", "_make", "_field_defaults",  # collections.namedtuple / typing.NamedTuple
+    "_exit",  # os._exit: leave a forked child without running the parent's exit handlers
+}
+#: Methods that change a list, dict, set or deque in place.
+MUTATING_METHODS = {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault",
+                    "add", "discard", "appendleft", "extendleft", "popleft", "sort", "reverse"}
+#: Calls that make a mutable container.
+CONTAINER_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter"}
+
+
+def _is_private(name: str) -> bool:
+    """A single-underscore name that is not a library's public one (dunders and ctypes' _sunder_ names are not
+    private)."""
+    return (name.startswith("_") and not name.startswith("__") and not name.endswith("_")
+            and name not in PUBLIC_UNDERSCORE_NAMES)
+
+
+def private_access_violations(root: Path, package: str = PACKAGE) -> list[str]:
+    """Reads or writes of another object's underscore attributes, and imports of another module's underscore
+    names."""
+    found = []
+    for path in module_files(root, package).values():
+        where = path.relative_to(root.parent)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Attribute) and _is_private(node.attr):
+                owner = node.value
+                if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+                    found.append(f"{where}:{node.lineno}: {ast.unparse(owner)}.{node.attr}: another object's "
+                                 f"private attribute")
+            elif isinstance(node, ast.ImportFrom):
+                found += [f"{where}:{node.lineno}: imports {alias.name} from {node.module or '.'}: another module's "
+                          f"private name" for alias in node.names if _is_private(alias.name)]
+    return found
+
+
+def _makes_container(value: ast.AST) -> bool:
+    """Whether an expression builds a mutable container (a literal, a comprehension or a container call)."""
+    if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        return name in CONTAINER_CALLS
+    return False
+
+
+def module_state_violations(root: Path, package: str = PACKAGE, folder: str = "ros") -> list[str]:
+    """In the modules under `folder`: `global` statements, and module-level containers that a function changes
+    (a mutating method call, an item assignment or deletion)."""
+    found = []
+    for name, path in module_files(root, package).items():
+        if unit_of(name) != folder:
+            continue
+        where = path.relative_to(root.parent)
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        containers = set()
+        for statement in tree.body:
+            targets = statement.targets if isinstance(statement, ast.Assign) else (
+                [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value else [])
+            if targets and _makes_container(statement.value):
+                containers |= {t.id for t in targets if isinstance(t, ast.Name)}
+        functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for function in functions:
+            for node in ast.walk(function):
+                if isinstance(node, ast.Global):
+                    found.append(f"{where}:{node.lineno}: global {', '.join(node.names)}: module state set after "
+                                 f"import")
+                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                      and node.func.attr in MUTATING_METHODS and isinstance(node.func.value, ast.Name)
+                      and node.func.value.id in containers):
+                    found.append(f"{where}:{node.lineno}: {node.func.value.id}.{node.func.attr}(): module-level "
+                                 f"container changed by a function")
+                elif (isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del))
+                      and isinstance(node.value, ast.Name) and node.value.id in containers):
+                    found.append(f"{where}:{node.lineno}: {node.value.id}[...] assigned: module-level container "
+                                 f"changed by a function")
+    return sorted(set(found))
+
+
 def _report(violations: list[str]) -> str:
     return f"{len(violations)} violation(s):\n" + "\n".join(violations)
 
@@ -312,6 +404,16 @@ def test_module_and_folder_sizes():
     assert not violations, _report(violations)
 
 
+def test_no_private_attribute_of_another_object():
+    violations = private_access_violations(REPO / PACKAGE)
+    assert not violations, _report(violations)
+
+
+def test_no_module_level_state_in_the_ros_adapters():
+    violations = module_state_violations(REPO / PACKAGE)
+    assert not violations, _report(violations)
+
+
 # -- the checks themselves, on a small package written for them ----------------------------------------------------
 
 @pytest.fixture
@@ -327,7 +429,13 @@ def toy(tmp_path) -> Path:
         "world/w.py": "from mvsim_ros.core.a import x\n\n\ndef f():\n    from ..physics import p\n",  # higher layer
         "physics/__init__.py": "",
         "physics/p.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from mvsim_ros.physics import q\n",
-        "physics/q.py": "from mvsim_ros.physics import p\n",  # no circle: p's import is for type checking only
+        "physics/q.py": "from mvsim_ros.physics import p, r\n",  # circle with p, whose import is type-only
+        "physics/r.py": "def f():\n    from mvsim_ros.physics import q\n",  # no circle: imported when f runs
+        "ros/s.py": ("from mvsim_ros.output.o import _hidden\n_seen = []\nCACHE = dict()\nLIMITS = {'a': 1}\n\n\n"
+                     "class A:\n    def __init__(self, other):\n        self._x = 1\n        other._y = 2\n"
+                     "        self.part._z = 3\n\n    def f(self, row):\n        global _count\n"
+                     "        _seen.append(1)\n        CACHE['k'] = 2\n        return LIMITS['a'] + self._x + "
+                     "row._replace().__class__\n"),
         "output/__init__.py": "",
         "output/o.py": "import mvsim_ros.viewer.v\n",  # sibling
         "viewer/__init__.py": "",
@@ -361,9 +469,18 @@ def test_the_checks_find_each_kind_of_violation(toy):
     cycles = sorted(sorted((i.module, i.target) for i in cycle) for cycle in import_cycles(toy))
     assert cycles == [
         [("mvsim_ros.core.a", "mvsim_ros.core.b"), ("mvsim_ros.core.b", "mvsim_ros.core.a")],
+        [("mvsim_ros.physics.p", "mvsim_ros.physics.q"), ("mvsim_ros.physics.q", "mvsim_ros.physics.p")],
         [("mvsim_ros.tracking.nodes.n", "mvsim_ros.tracking.t"),
          ("mvsim_ros.tracking.t", "mvsim_ros.tracking.nodes.n")],
     ], cycles
+    private = private_access_violations(toy)
+    assert private == ["mvsim_ros/ros/s.py:1: imports _hidden from mvsim_ros.output.o: another module's private name",
+                       "mvsim_ros/ros/s.py:10: other._y: another object's private attribute",
+                       "mvsim_ros/ros/s.py:11: self.part._z: another object's private attribute"], private
+    state = module_state_violations(toy)
+    assert state == ["mvsim_ros/ros/s.py:14: global _count: module state set after import",
+                     "mvsim_ros/ros/s.py:15: _seen.append(): module-level container changed by a function",
+                     "mvsim_ros/ros/s.py:16: CACHE[...] assigned: module-level container changed by a function"], state
     sizes = size_violations(toy)
     assert sizes == [f"mvsim_ros/big/__init__.py:{MAX_LINES + 1}: {MAX_LINES + 1} lines (most: {MAX_LINES})",
                      f"mvsim_ros/big/: {MAX_MODULES_PER_FOLDER + 1} modules side by side (most: "

@@ -103,7 +103,7 @@ def test_the_scan_cost_yard_has_the_same_walls_as_ground_and_as_blocks():
             assert len(world.blocks) == (pieces if as_blocks else 0)
             sim = Simulation(world)
             lidar = build_sensors(world).lidars[0]
-            scans.append(lidar._cast(sim.box2d.world, (1.0, 2.0), lidar.params.angles + 0.3))
+            scans.append(lidar.ray_cast(sim.box2d.world, (1.0, 2.0), lidar.params.angles + 0.3))
     assert np.isfinite(scans[0]).all() and scans[0].min() > YARD_HALF - 3.0 - 0.1
     for ranges in scans[1:]:
         assert ranges == pytest.approx(scans[0], abs=0.02)

@@ -36,8 +36,8 @@ def best_us(action, count: int, repeat: int) -> float:
     return best * 1e6
 
 
-def simulation(robots: int) -> Simulation:
-    sim = Simulation(load_world(WORLDS / f"differential_{robots}.world.xml"))
+def simulation(robots: int, box2d_shim: bool = True) -> Simulation:
+    sim = Simulation(load_world(WORLDS / f"differential_{robots}.world.xml"), box2d_shim=box2d_shim)
     for k in range(robots):
         sim.set_twist(k, 0.5, 0.0)
     sim.step_many(100)
@@ -101,15 +101,12 @@ def phase_times(sim: Simulation, steps: int, repeat: int) -> dict[str, float]:
 
 def profile(robots: int, repeat: int) -> dict[str, tuple[float, float, float | None]]:
     """{row: (step() with pybox2d, step() with the shim, step_many)} [us per step]."""
-    sim = simulation(robots)
-    addresses = sim._body_addresses
     columns = []
     for shim in (False, True):
-        sim._body_addresses = addresses if shim else None
+        sim = simulation(robots, box2d_shim=shim)
         phases = phase_times(sim, 300, repeat)
         total = best_us(sim.step, 300, repeat)
         columns.append((phases, total))
-    sim._body_addresses = addresses
     box2d = best_us(lambda: sim.box2d.world.Step(sim.dt, sim.spec.b2d_vel_iters, sim.spec.b2d_pos_iters), 300,
                     repeat)
     many = best_us(lambda: sim.step_many(300), 1, repeat) / 300

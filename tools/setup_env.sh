@@ -11,8 +11,9 @@
 #      into .venv/, but
 #      only where they cannot be imported already (a real ROS 2 install provides them);
 #   5. checks that the messages round-trip over DDS in one process (simulation_interfaces: a service call);
-#   6. installs three.js for the browser viewer (npm ci in mvsim_ros/viewer/web/, pinned by its package-lock.json)
-#      when node_modules/three is missing or the lock changed.
+#   6. installs three.js for the browser viewer (npm ci in mvsim_ros/viewer/web/) and Foxglove's client libraries
+#      for the tests (npm ci in test/foxglove/), each pinned by its package-lock.json, when missing or the lock
+#      changed.
 # A stamp file (.venv/.setup-stamp) holds a hash of the inputs; when it matches, the script
 # returns at once. Environment knobs: PYTHON=/path/to/python3.11 to choose the interpreter.
 set -euo pipefail
@@ -58,13 +59,19 @@ if command -v flock >/dev/null 2>&1; then
     flock 9
 fi
 
+# npm folders: the viewer's three.js, and Foxglove's own client libraries the tests read recordings and talk to
+# the node with. Each is installed by `npm ci` from its package-lock.json; a stamp in its node_modules holds the
+# hash of its package files, so a changed lock installs again.
 WEB_DIR="$ROOT/mvsim_ros/viewer/web"
-WEB_STAMP="$WEB_DIR/node_modules/.mvsim-lock.sha256"
-web_lock_hash() { sha256sum "$WEB_DIR/package.json" "$WEB_DIR/package-lock.json" | sha256sum | cut -d' ' -f1; }
-web_ready() {
-    [ -f "$WEB_DIR/node_modules/three/build/three.module.js" ] && [ -f "$WEB_STAMP" ] &&
-        [ "$(cat "$WEB_STAMP")" = "$(web_lock_hash)" ]
+WEB_MARKER="node_modules/three/build/three.module.js"
+FOXGLOVE_DIR="$ROOT/test/foxglove"
+FOXGLOVE_MARKER="node_modules/@mcap/core/package.json"
+npm_lock_hash() { sha256sum "$1/package.json" "$1/package-lock.json" | sha256sum | cut -d' ' -f1; }
+npm_ready() {  # npm_ready DIR MARKER: DIR's packages installed from its current lock
+    [ -f "$1/$2" ] && [ -f "$1/node_modules/.mvsim-lock.sha256" ] &&
+        [ "$(cat "$1/node_modules/.mvsim-lock.sha256")" = "$(npm_lock_hash "$1")" ]
 }
+web_ready() { npm_ready "$WEB_DIR" "$WEB_MARKER" && npm_ready "$FOXGLOVE_DIR" "$FOXGLOVE_MARKER"; }
 
 # Fast path: nothing changed since the last successful run.
 HASH="$(inputs_hash)"
@@ -333,18 +340,22 @@ PYEOF
 "$VPY" -c "$ROUNDTRIP_PY" || die "message round-trip check failed"
 
 # ---------------------------------------------------------------------------------------------
-# 6. three.js for the browser viewer, exactly as pinned by mvsim_ros/viewer/web/package-lock.json.
-if web_ready; then
-    log "three.js for the viewer up to date"
-else
-    t=$SECONDS
-    log "npm ci in mvsim_ros/viewer/web (three.js for the browser viewer)"
-    (cd "$WEB_DIR" && npm ci --no-audit --no-fund --loglevel=error) ||
-        die "npm ci failed in $WEB_DIR; the browser viewer needs three.js from there"
-    [ -f "$WEB_DIR/node_modules/three/build/three.module.js" ] || die "npm ci did not install three.js in $WEB_DIR"
-    web_lock_hash >"$WEB_STAMP"
-    log "  three.js installed in $((SECONDS - t)) s"
-fi
+# 6. npm packages exactly as their package-lock.json pins them: three.js for the browser viewer, Foxglove's client
+#    libraries for the tests.
+npm_install() {  # npm_install DIR MARKER WHAT
+    if npm_ready "$1" "$2"; then
+        log "$3 up to date"
+        return
+    fi
+    local t=$SECONDS
+    log "npm ci in ${1#"$ROOT"/} ($3)"
+    (cd "$1" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in $1 ($3)"
+    [ -f "$1/$2" ] || die "npm ci did not install $2 in $1"
+    npm_lock_hash "$1" >"$1/node_modules/.mvsim-lock.sha256"
+    log "  installed in $((SECONDS - t)) s"
+}
+npm_install "$WEB_DIR" "$WEB_MARKER" "three.js for the browser viewer"
+npm_install "$FOXGLOVE_DIR" "$FOXGLOVE_MARKER" "Foxglove's client libraries for the tests"
 
 echo "$HASH" >"$STAMP"
 log "done in $((SECONDS - T_START)) s"

@@ -36,24 +36,12 @@ class _View:
 
 
 def _views(sensor, ctx) -> list[_View]:
-    """The draws of one camera, 3D lidar or raytrace_3d 2D lidar, each with its own framebuffer and buffers."""
-    from mvsim_ros.sensors.camera import Camera, RenderTarget
-    from mvsim_ros.sensors.lidar3d import Lidar3D
+    """The draws of one camera, 3D lidar or raytrace_3d 2D lidar (its `render_views`), each with its own framebuffer
+    and buffers."""
+    from mvsim_ros.sensors.camera import RenderTarget
 
-    if isinstance(sensor, Camera):
-        if sensor.rgb is not None and sensor.rgb == sensor.depth and not sensor._rgb_apart:
-            draws = [(sensor.depth, sensor._vehicle_from_optical, True, True)]
-        else:
-            draws = [(sensor.rgb, sensor._vehicle_from_rgb, True, False)] if sensor.rgb is not None else []
-            if sensor.depth is not None:
-                draws.append((sensor.depth, sensor._vehicle_from_optical, False, True))
-    elif isinstance(sensor, Lidar3D):
-        draws = [(sensor.face, m, sensor.generate_intensity, True) for m in sensor._vehicle_from_faces]
-    else:
-        intrinsics, mats, _centres, _width = sensor._face_layout()
-        draws = [(intrinsics, m, False, True) for m in mats]
     views = []
-    for intrinsics, pose, want_rgb, want_depth in draws:
+    for intrinsics, pose, want_rgb, want_depth in sensor.render_views():
         rows, cols = intrinsics.nrows, intrinsics.ncols
         views.append(_View(RenderTarget(ctx, cols, rows), intrinsics, pose, want_rgb, want_depth,
                            np.empty((rows, cols, 3), dtype=np.uint8) if want_rgb else None,

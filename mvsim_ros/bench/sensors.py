@@ -5,7 +5,6 @@ of growing size (node.py's map worlds). Physics and sensors only, no ROS.
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 import time
 from pathlib import Path
@@ -27,12 +26,11 @@ def measure_sensors(wall_seconds: float) -> tuple[float, float]:
     lidars scanning at their own period) — physics and sensors only, no ROS."""
     from mvsim_ros.sensors.lidar2d import Lidar2D
     from mvsim_ros.sensors.suite import build_sensors
-    from mvsim_ros.world import load_world
+    from mvsim_ros.world import load_world, with_sensor_params
 
     world = load_world(DEMO_WORLD)
     sim = Simulation(world)
-    spec = dataclasses.replace(world.vehicles[0].sensors[0])
-    spec.params = dict(spec.params, nrays="360", fov_degrees="359")
+    spec = with_sensor_params(world.vehicles[0].sensors[0], {"nrays": "360", "fov_degrees": "359"})
     lidar = Lidar2D(spec, 0, world, np.random.default_rng(0))
     count, start = 0, time.perf_counter()
     while time.perf_counter() - start < wall_seconds:
@@ -96,11 +94,11 @@ def measure_scan_cost(cells: int, wall_seconds: float) -> tuple[int, float]:
     lidar = build_sensors(world).lidars[0]
     bearings = lidar.params.angles + 0.1  # off the map's axes
     box2d_world, origin = sim.box2d.world, (0.05, 0.05)
-    lidar._cast(box2d_world, origin, bearings)  # builds the shim's index of the walls
+    lidar.ray_cast(box2d_world, origin, bearings)  # builds the shim's index of the walls
     scans, start = 0, time.perf_counter()
     while time.perf_counter() - start < wall_seconds:
         for _ in range(20):
-            lidar._cast(box2d_world, origin, bearings)
+            lidar.ray_cast(box2d_world, origin, bearings)
         scans += 20
     return len(sim.box2d.ground.fixtures), (time.perf_counter() - start) / scans
 
@@ -153,11 +151,11 @@ def measure_yard_scan_cost(pieces: int, as_blocks: bool, wall_seconds: float) ->
     origins = [tuple(p) for p in rng.uniform(-0.8 * YARD_HALF, 0.8 * YARD_HALF, (64, 2)).tolist()]
     bearings = [heading + lidar.params.angles for heading in rng.uniform(-np.pi, np.pi, 64)]
     box2d_world = sim.box2d.world
-    lidar._cast(box2d_world, origins[0], bearings[0])  # builds the shim's index
+    lidar.ray_cast(box2d_world, origins[0], bearings[0])  # builds the shim's index
     scans, start = 0, time.perf_counter()
     while time.perf_counter() - start < wall_seconds:
         for origin, beams in zip(origins, bearings):
-            lidar._cast(box2d_world, origin, beams)
+            lidar.ray_cast(box2d_world, origin, beams)
         scans += len(origins)
     return (time.perf_counter() - start) / scans
 

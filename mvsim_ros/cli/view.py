@@ -5,11 +5,10 @@
     python -m mvsim_ros.cli.view WORLD --host 0.0.0.0 --token             # on the network, with a per-run token
     python -m mvsim_ros.cli.view WORLD --record run.mcap                  # and record the run (MCAP)
 
-The simulation runs on the main thread through the runtime's Runner at the real-time factor (simulated s per wall
-s): batches of fixed steps straight up to the next sensor sample, with sleeps between them. The page drives the selected
-vehicle (keyboard teleop), puts it where the mouse says (set pose), pauses, steps, resumes and resets the
-simulation; a goal set in the page is only shown (there is no planner without ROS). Ctrl-C or SIGTERM stops it cleanly.
-Every option is checked before anything starts: a bad one is one line on stderr and exit status 2.
+The world runs on the main thread in the viewer's standalone host (mvsim_ros.viewer.standalone_host: the runtime's
+Runner at the real-time factor, what the page may do). The world file is found where the simulator node finds it
+(mvsim_ros.world.files.world_path: as given, else the package's worlds). Ctrl-C or SIGTERM stops it cleanly. Every
+option is checked before anything starts: a bad one is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -23,19 +22,11 @@ import threading
 import time
 import webbrowser
 
-from mvsim_ros.runtime.pacing import RateMeter
-from mvsim_ros.runtime.runner import Runner
-from mvsim_ros.runtime.sensor_runner import SensorRunner
 from mvsim_ros.viewer.access import new_token, normalize_origin
-from mvsim_ros.viewer.protocol import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_HZ, MAX_STEPS
-from mvsim_ros.viewer.throttle import LogThrottle
+from mvsim_ros.viewer.protocol import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_HZ
 
-#: Watchdog on drive/steer commands [s]: a vehicle stops when the page stops repeating them (tab closed, ...).
-COMMAND_TIMEOUT = 1.0
-#: Longest sleep between two checks of the viewer and the clock [s].
-MAX_SLEEP = 0.01
-#: Most steps run between two checks of the stop request, the end time and the viewer.
-STEP_BATCH = 200
+#: Longest wait of the recorded run's executor between two checks of the stop request and the end time [s].
+SPIN_TIMEOUT_S = 0.01
 #: Range of --rate [Hz] (as the node's viewer_rate).
 RATE_RANGE = (1.0, 120.0)
 #: Longest --host [characters] (a DNS name is at most 253).
@@ -44,142 +35,6 @@ MAX_HOST = 253
 
 def _warn(text: str) -> None:
     print(f"mvsim_view: warning: {text}", file=sys.stderr, flush=True)
-
-
-class ViewRunner:
-    """The viewer's host (mvsim_ros.viewer.link.ViewerHost) around the runtime Runner of one world spec.
-
-    realtime_factor: simulated seconds per wall second to aim at (> 0).
-    """
-
-    def __init__(self, spec, realtime_factor: float = 1.0, warn=_warn):
-        if not (math.isfinite(realtime_factor) and realtime_factor > 0):
-            raise ValueError(f"realtime factor must be a positive number, got {realtime_factor!r}")
-        self.spec = spec
-        self.warn = warn
-        self._log = LogThrottle(warn, period=1.0, burst=20)  # refused and clamped page commands
-        self.scene_version = 0
-        #: The newest goal set in the page per vehicle index: (x [m], y [m], yaw [rad]); shown, not pursued.
-        self.goals: dict[int, tuple[float, float, float]] = {}
-        self.rate = RateMeter()
-        self.runtime: Runner | None = None
-        self._build(realtime_factor)
-
-    def _build(self, realtime_factor: float | None = None) -> None:
-        from mvsim_ros.physics import Simulation
-        from mvsim_ros.sensors.suite import build_sensors
-
-        self.sim = Simulation(self.spec, command_timeout=COMMAND_TIMEOUT)
-        self.sensors = build_sensors(self.spec)
-        self.sensor_runner = SensorRunner(self.sim, self.sensors, warn=self.warn)
-        if self.runtime is None:
-            self.runtime = Runner(self.sim, realtime_factor, [self.sensor_runner], max_steps_per_turn=STEP_BATCH)
-        else:
-            self.runtime.attach(self.sim, [self.sensor_runner])
-        self.rate.restart(time.monotonic(), self.sim.time)
-
-    # -- ViewerHost ----------------------------------------------------------------------------------------
-    def drive(self, vehicle_index: int, v: float, w: float) -> None:
-        """Twist setpoint v [m/s], w [rad/s] for a vehicle (the cmd_vel path: clamping, watchdog)."""
-        self._command("drive", self.sim.set_twist, vehicle_index, v, w)
-
-    def steer(self, vehicle_index: int, speed: float, angle: float) -> None:
-        """Speed [m/s] and steering angle [rad] for a steerable vehicle (the ackermann_cmd path)."""
-        self._command("steer", self.sim.set_ackermann, vehicle_index, speed, angle)
-
-    def _command(self, kind: str, setter, *args) -> None:
-        """Give a command through `setter`; a refused one (non-finite, cannot steer) or a clamped one is said."""
-        try:
-            note = setter(*args)
-        except ValueError as exc:
-            self._log.warn(f"ignored {kind} commands", f"{kind} command ignored: {exc}")
-            return
-        if note:
-            self._log.warn(f"clamped {kind} commands", note)
-
-    @property
-    def rtf_target(self) -> float:
-        """The real-time factor aimed at (simulated s per wall s)."""
-        return self.runtime.realtime_factor
-
-    @property
-    def rtf(self) -> float:
-        """The real-time factor reached over the last second (0 while paused)."""
-        return self.rate.rate
-
-    @property
-    def paused(self) -> bool:
-        """Whether only the steps asked for run."""
-        return self.runtime.paused
-
-    @property
-    def pending_steps(self) -> int:
-        """Steps asked for and not run yet."""
-        return self.runtime.pending_steps
-
-    def set_pose(self, vehicle_index: int, x: float, y: float, yaw: float) -> None:
-        """Put a vehicle at (x, y) [m] heading yaw [rad] with zero velocity, as `initialpose` does under ROS
-        (Simulation.set_vehicle_state; ValueError when the simulation refuses the pose)."""
-        self.sim.set_vehicle_state(vehicle_index, x, y, yaw)
-
-    def goal(self, vehicle_index: int, x: float, y: float, yaw: float) -> None:
-        """Remember a goal for a vehicle (without ROS nothing pursues it; the page shows it)."""
-        self.goals[vehicle_index] = (float(x), float(y), float(yaw))
-
-    def pause(self) -> None:
-        """Stop the simulated time."""
-        self.runtime.pause()
-
-    def play(self) -> None:
-        """Resume at the real-time factor."""
-        if self.runtime.paused:
-            self.runtime.play()
-            self.rate.restart(time.monotonic(), self.sim.time)
-
-    def step(self, n: int) -> None:
-        """Pause, then advance exactly n steps (at most MAX_STEPS waiting in all)."""
-        self.runtime.step(n, at_most=MAX_STEPS)
-
-    def reset(self) -> None:
-        """Rebuild the simulation from the world spec (time 0, initial poses); the page gets a new scene."""
-        self._build()
-        self.runtime.pending_steps = 0
-        self.scene_version += 1
-
-    # -- running -------------------------------------------------------------------------------------------
-    def advance(self) -> None:
-        """One simulation step, then the sensors that it made due."""
-        self.runtime.step_once()
-
-    def due_steps(self, now: float) -> int:
-        """Steps the runtime runs now (re-anchoring the pace when too far behind), at most STEP_BATCH; while paused,
-        taken off the steps asked for."""
-        return self.runtime.due_steps(now)
-
-    def measure(self, now: float) -> None:
-        """Update `rtf` (simulated s / wall s over the last second)."""
-        self.rate.update(now, self.sim.time, running=not self.paused)
-
-    def sleep_time(self, now: float) -> float:
-        """Seconds until the next step is due (at most MAX_SLEEP)."""
-        return self.runtime.sleep_time(now, MAX_SLEEP)
-
-
-def run(runner: ViewRunner, link, stop: threading.Event, seconds: float | None = None) -> None:
-    """Run until `stop` is set (or `seconds` of wall time have passed): turns of the runtime loop (steps and
-    sensors) with the viewer served between batches."""
-    end = None if seconds is None else time.monotonic() + seconds
-    while not stop.is_set():
-        now = time.monotonic()
-        if end is not None and now >= end:
-            break
-        link.service(now)
-        runner.runtime.run(now, now + MAX_SLEEP, should_stop=stop.is_set, between=link.service)
-        now = time.monotonic()
-        runner.measure(now)
-        pause = runner.sleep_time(now)
-        if pause > 0:
-            stop.wait(pause)
 
 
 def _open_browser(url: str) -> None:
@@ -271,9 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         return _run_recorded(args)
 
     from mvsim_ros.world import WorldFileError, load_world
+    from mvsim_ros.world.files.world_path import resolve_world_path
 
     try:
-        spec = load_world(args.world)
+        spec = load_world(resolve_world_path(args.world))
     except WorldFileError as exc:
         print(f"mvsim_view: error: {exc}", file=sys.stderr)
         return 2
@@ -281,15 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     from mvsim_ros.viewer.link import ViewerLink
     from mvsim_ros.viewer.server import PortInUseError
     from mvsim_ros.viewer.server_process import ViewerServerProcess
+    from mvsim_ros.viewer.standalone_host import StandaloneHost
 
     try:
-        runner = ViewRunner(spec, args.realtime_factor)
+        host = StandaloneHost(spec, args.realtime_factor, warn=_warn)
     except ValueError as exc:
         print(f"mvsim_view: error: {exc}", file=sys.stderr)
         return 2
     from mvsim_ros.physics import box2d_native
 
-    for note in [*spec.warnings, *runner.sim.warnings, *runner.sensors.warnings, *box2d_native.setting_warnings()]:
+    for note in [*spec.warnings, *host.sensors.warnings, *box2d_native.setting_warnings()]:
         _warn(note)
     server = ViewerServerProcess(host=args.host, port=args.port, rate_hz=args.rate, allowed_origins=args.allow_origin,
                                  token=new_token() if args.token else None)
@@ -298,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     except PortInUseError as exc:
         print(f"mvsim_view: error: {exc}".replace("viewer_port", "--port"), file=sys.stderr)
         return 2
-    link = ViewerLink(server, runner, warn=_warn)
+    link = ViewerLink(server, host, warn=_warn)
 
     stop = threading.Event()
 
@@ -310,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_open:
         _open_browser(server.url)
     try:
-        run(runner, link, stop, args.seconds)
+        host.run(link, stop, args.seconds)
     except KeyboardInterrupt:
         pass
     finally:
@@ -327,8 +184,15 @@ def _run_recorded(args: argparse.Namespace) -> int:
     closed with its summary. Start errors (world, recording path) are one line and exit status 2."""
     from mvsim_ros.ros.node.process import startup_errors, startup_failure_text
     from mvsim_ros.ros.record_run import private_node
+    from mvsim_ros.world import WorldFileError
+    from mvsim_ros.world.files.world_path import resolve_world_path
 
-    parameters = {"world_file": os.path.abspath(args.world), "record": os.path.abspath(args.record),
+    try:
+        world_file = str(resolve_world_path(args.world))
+    except WorldFileError as exc:
+        print(f"mvsim_view: error: {startup_failure_text(exc)}", file=sys.stderr)
+        return 2
+    parameters = {"world_file": world_file, "record": os.path.abspath(args.record),
                   "headless": False, "viewer_host": args.host, "viewer_port": args.port, "viewer_rate": args.rate,
                   "realtime_factor": args.realtime_factor, "viewer_token": args.token, "status_period": 0.0}
     if args.allow_origin:
@@ -343,7 +207,7 @@ def _run_recorded(args: argparse.Namespace) -> int:
                 _open_browser(node.viewer.url)
             end = math.inf if args.seconds is None else time.monotonic() + args.seconds
             while not stop.is_set() and time.monotonic() < end:
-                executor.spin_once(timeout_sec=MAX_SLEEP)
+                executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
     except startup_errors() as exc:
         print(f"mvsim_view: error: {startup_failure_text(exc)}", file=sys.stderr)
         return 2

@@ -4,6 +4,10 @@ Each `step(action)` sets the vehicle's command (held for the whole step: the com
 the simulation exactly round(step_s / dt) physics steps (`Simulation.step_many`), then measures the vehicle's
 sensors. `reset(seed=...)` rebuilds the simulation from the world spec, and the sensors with noise generators
 drawn from the env's seeded generator: the same seed and the same actions give a bit-identical episode.
+
+Actions are normalised to [-1, 1] by default (control.py); `render_mode` 'rgb_array' gives a top-down picture of
+the world (rendering/top_view.py), 'human' shows it in a window (rendering/window.py; offered where a display
+exists).
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ import numpy as np
 from gymnasium import spaces
 
 from mvsim_ros.gym import arguments
-from mvsim_ros.gym.control import CONTROL_MODES, VehicleControl
+from mvsim_ros.gym.control import ACTION_UNITS, CONTROL_MODES, VehicleControl, action_limits_argument
 from mvsim_ros.gym.observe import ODOMETRY_KEY, POSE_KEY, Observer, clip_into
+from mvsim_ros.gym.rendering import HumanWindow, TopView, display_available, path_points
 from mvsim_ros.gym.task import FreeDrive, Task, as_pose
 from mvsim_ros.gym.worlds import resolve_world
 from mvsim_ros.physics import Simulation
@@ -30,6 +35,27 @@ DEFAULT_STEP_S = 0.05
 DEFAULT_MAX_EPISODE_STEPS = 1000
 #: Accepted `step_s` [s] (also at least one physics step of the world once rounded).
 STEP_S_RANGE = arguments.Interval(0.0, arguments.MAX_STEP_S, low_open=True, unit="s")
+#: Render modes: a top-down picture as an array, or shown in a window (where a display exists).
+RENDER_MODES = ("rgb_array", "human")
+
+
+def render_modes() -> list[str]:
+    """The render modes offered here: 'human' only where a window can be shown (rendering.display_available)."""
+    return [mode for mode in RENDER_MODES if mode != "human" or display_available()]
+
+
+def render_mode_argument(render_mode) -> str | None:
+    """`render_mode` checked: None or one of render_modes(); 'human' without a display is a ValueError saying
+    so."""
+    if render_mode is None:
+        return None
+    arguments.choice("render_mode", render_mode, RENDER_MODES)
+    if render_mode not in render_modes():
+        raise ValueError("Expected `render_mode` to be one of this machine's render modes ['rgb_array'], actual: "
+                         "'human', which shows frames in a window and needs a display (neither DISPLAY nor "
+                         "WAYLAND_DISPLAY is set); use render_mode='rgb_array' (e.g. with "
+                         "gymnasium.wrappers.RecordVideo)")
+    return render_mode
 
 
 def load_world_spec(world: str | os.PathLike | WorldSpec, world_seed: int) -> WorldSpec:
@@ -71,17 +97,29 @@ class MvsimEnv(gymnasium.Env):
     cameras: observe the vehicle's RGB cameras too (needs OpenGL).
     sensor_noise: False turns the lidars' noise off.
     world_seed: seed of the world file's rand()/randn() expressions (an int >= 0).
+    render_mode: None, 'rgb_array' (render() returns a top-down picture, uint8 (H, W, 3)) or 'human' (shown in a
+    window at every reset and step; offered where a display exists).
+    action_units: 'normalized' (Box(-1, 1): an action is a fraction of the limits) or 'physical' (the command's
+    own units, m/s and rad/s or rad).
+    action_limits: (speed [m/s], yaw rate [rad/s] or steering [rad]) limits a normalised action scales to and a
+    physical one is clipped to, each None or a positive number, at most the simulator's command bounds (None: those
+    bounds; control.py). `env.action_limits` and every info's 'action_limits' hold them.
     Arguments of the wrong type raise a TypeError, values out of range a ValueError, both naming the argument
     (mvsim_ros.gym.arguments). The task's observation entries are clipped into their Box spaces.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1.0 / DEFAULT_STEP_S}
 
     def __init__(self, world: str | os.PathLike | WorldSpec, vehicle: str | int | None = None,
                  task: Task | None = None, step_s: float = DEFAULT_STEP_S,
                  max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
-                 control: str | None = None, cameras: bool = False, sensor_noise: bool = True, world_seed: int = 0):
+                 control: str | None = None, cameras: bool = False, sensor_noise: bool = True, world_seed: int = 0,
+                 render_mode: str | None = None, action_units: str = "normalized",
+                 action_limits: tuple[float | None, float | None] | None = None):
         arguments.vehicle_type(vehicle)
+        self.render_mode = render_mode_argument(render_mode)
+        arguments.choice("action_units", action_units, ACTION_UNITS)
+        action_limits = action_limits_argument(action_limits)
         if task is not None and not isinstance(task, Task):
             raise TypeError("Expected `task` to be a Task (observation_spaces, reset, observe, reward, terminated "
                             f"and info methods) or None, actual type: {type(task).__name__} ({task!r})")
@@ -106,8 +144,11 @@ class MvsimEnv(gymnasium.Env):
         self.step_s = self.steps_per_action * self.dt
         self.max_episode_steps = max_episode_steps
         self.task = task if task is not None else FreeDrive()
-        self.control = VehicleControl(self.sim, self.vehicle, control)
+        self.control = VehicleControl(self.sim, self.vehicle, control, action_units, action_limits)
         self.action_space = self.control.action_space
+        #: The action limits [m/s; rad/s or rad] (what a normalised action of 1 commands), float64.
+        self.action_limits = self.control.high.copy()
+        self.metadata = {"render_modes": render_modes(), "render_fps": 1.0 / self.step_s}
         extra = task_spaces(self.task)
         self._task_boxes = {key: space for key, space in extra.items()
                             if isinstance(space, spaces.Box) and np.issubdtype(space.dtype, np.floating)}
@@ -116,6 +157,8 @@ class MvsimEnv(gymnasium.Env):
         self.observation_space = spaces.Dict({**self.observer.spaces, **extra})
         self.elapsed_steps = 0
         self.collided = False
+        self.view = TopView(self.world, self.vehicle, path_points(getattr(self.task, "path", None)))
+        self.window = None
 
     # -- state a task reads ----------------------------------------------------------------------------------
     @property
@@ -147,7 +190,10 @@ class MvsimEnv(gymnasium.Env):
         self.sim.take_collisions()
         self.elapsed_steps = 0
         self.collided = False
-        return self._observe(), self._info()
+        observation, info = self._observe(), self._info()
+        if self.render_mode == "human":
+            self._show()
+        return observation, info
 
     def step(self, action) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """Apply `action` for step_s simulated seconds; returns (observation, reward, terminated, truncated,
@@ -160,7 +206,44 @@ class MvsimEnv(gymnasium.Env):
         reward = float(self.task.reward(self))
         terminated = bool(self.task.terminated(self))
         truncated = self.max_episode_steps is not None and self.elapsed_steps >= self.max_episode_steps
-        return observation, reward, terminated, bool(truncated), self._info()
+        info = self._info()
+        if self.render_mode == "human":
+            self._show()
+        return observation, reward, terminated, bool(truncated), info
+
+    def render(self) -> np.ndarray | None:
+        """'rgb_array': the top-down picture now, uint8 (H, W, 3) (rendering/top_view.py); 'human': shows it in the
+        window and returns None (reset and step show every frame already); None: a warning, as Gymnasium's environments
+        give, and None."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode. Give "
+                                  "render_mode='rgb_array' or 'human' to the constructor (or gymnasium.make).")
+            return None
+        if self.render_mode == "human":
+            self._show()
+            return None
+        return self.picture()
+
+    def picture(self) -> np.ndarray:
+        """The top-down picture of the simulation now (the controlled vehicle's lidar rays, the task's goal when
+        it has one), uint8 (H, W, 3)."""
+        goal = getattr(self.task, "goal", None)
+        try:
+            goal = None if goal is None else as_pose(goal, "the task's goal")
+        except (TypeError, ValueError):
+            goal = None  # a task's own attribute of another kind: not drawn
+        return self.view.frame(self.sim, self.observer.scan_rays(), goal)
+
+    def close(self) -> None:
+        """Close the window of render_mode='human' (nothing else holds resources)."""
+        if self.window is not None:
+            self.window.close()
+            self.window = None
+
+    def _show(self) -> None:
+        if self.window is None:
+            self.window = HumanWindow(f"mvsim: {self.sim.vehicle_names[self.vehicle]}", self.metadata["render_fps"])
+        self.window.show(self.picture())
 
     def _observe(self) -> dict[str, np.ndarray]:
         """The observer's entries (bounded as measured) and the task's, clipped into their spaces."""
@@ -171,4 +254,5 @@ class MvsimEnv(gymnasium.Env):
         return observation
 
     def _info(self) -> dict[str, Any]:
-        return {"time": float(self.sim.time), "collision": self.collided, **self.task.info(self)}
+        return {"time": float(self.sim.time), "collision": self.collided, "action_limits": self.action_limits.copy(),
+                **self.task.info(self)}

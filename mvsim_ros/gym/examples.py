@@ -3,7 +3,8 @@
     python -m mvsim_ros.gym.examples random     # random actions: one episode
     python -m mvsim_ros.gym.examples goal       # a proportional controller on the relative goal: three episodes
 
-Each prints one line per episode: steps, return, whether the goal was reached.
+Each prints one line per episode: steps, return, whether the goal was reached. The random policy samples the
+normalised action space; the controller speaks in physical units (action_units='physical').
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     if which[0] not in ("random", "goal"):
         print("usage: python -m mvsim_ros.gym.examples random|goal", file=sys.stderr)
         return 2
-    env = gymnasium.make("mvsim/GoalReach-v0")
+    units = "normalized" if which[0] == "random" else "physical"
+    env = gymnasium.make("mvsim/GoalReach-v0", action_units=units)
     seeds = [42] if which[0] == "random" else [0, 1, 2]
     for seed in seeds:
         steps, total, reached = run_episode(env, seed, None if which[0] == "random" else goal_policy)

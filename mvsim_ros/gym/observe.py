@@ -136,6 +136,17 @@ class Observer:
             out[key] = np.array(cam.capture(self.scene, pose3).rgb, dtype=np.uint8)
         return out
 
+    def scan_rays(self) -> list[tuple[tuple[float, float], float, np.ndarray, np.ndarray, float]]:
+        """The latest scan of each lidar, to draw: (sensor position (x, y) [m], sensor yaw [rad], beam bearings
+        [rad], ranges [m] (+inf: no return), max range [m]); lidars that have not scanned yet are left out."""
+        rays = []
+        for lidar, top in zip(self.lidars, self.max_ranges):
+            sample = lidar.latest
+            if sample is not None:
+                x, y, _, yaw = (float(c) for c in sample.pose[:4])
+                rays.append(((x, y), yaw, lidar.params.angles, np.asarray(sample.ranges, dtype=float), top))
+        return rays
+
 
 def pose_observation(pose) -> np.ndarray:
     """(x, y, yaw) as float32 within pose_space(): positions clipped to the world bounds, yaw wrapped."""

@@ -7,6 +7,9 @@
   mvsim/PathFollow-v0       worlds/seed002_car.world.xml, the 1/10-scale Ackermann racecar: follow a circle of
                             1.5 m radius through its start pose (counter-clockwise), 600 steps
 
+Actions are normalised (Box(-1, 1)) to each id's ROBOT_LIMITS / CAR_LIMITS: an indoor robot's and a 1/10-scale
+car's operating range, far inside what their motors could reach in the simulator (control.py).
+
 Each id also has a vector entry point (gymnasium.make_vec(id, num_envs) gives an MvsimVectorEnv). Keyword
 arguments of make / make_vec go to MvsimEnv, except `task_kwargs` (a dict) which go to the task.
 """
@@ -29,14 +32,19 @@ GOAL_REACH_ID, AVOID_COLLISIONS_ID, PATH_FOLLOW_ID = "mvsim/GoalReach-v0", "mvsi
 
 #: PathFollow-v0's circle: 1.5 m radius through the car's start pose (0, 0) heading +x, counter-clockwise.
 PATH_CIRCLE = {"center": (0.0, 1.5), "radius": 1.5, "start_angle": -0.5 * math.pi}
+#: The differential robots' action limits: 1 m/s and 2 rad/s (twice the teleop's speed and turn rate).
+ROBOT_LIMITS = (1.0, 2.0)
+#: The racecar's action limits: 3 m/s (about 0.6 g of lateral acceleration on PathFollow's circle) and its own
+#: max_steer_ang (None: the vehicle's bound, 25 degrees).
+CAR_LIMITS = (3.0, None)
 #: Per id: its task class, the task's arguments, the env's arguments, and its episode length [env steps].
 SETUPS: dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, Any], int]] = {
     GOAL_REACH_ID: (GoalReach, {"goal_distance": (1.5, 4.0), "tolerance": 0.3},
-                    {"world": "demo_2robots.world.xml", "vehicle": "r1"}, 400),
+                    {"world": "demo_2robots.world.xml", "vehicle": "r1", "action_limits": ROBOT_LIMITS}, 400),
     AVOID_COLLISIONS_ID: (AvoidCollisions, {"random_heading": True},
-                          {"world": "office_yaml_map.world.xml"}, 1000),
+                          {"world": "office_yaml_map.world.xml", "action_limits": ROBOT_LIMITS}, 1000),
     PATH_FOLLOW_ID: (PathFollow, {"path": {"circle": PATH_CIRCLE}},
-                     {"world": "seed002_car.world.xml"}, 600),
+                     {"world": "seed002_car.world.xml", "action_limits": CAR_LIMITS}, 600),
 }
 
 

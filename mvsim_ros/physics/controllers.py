@@ -41,8 +41,6 @@ from mvsim_ros.world.specs import VehicleSpec
 #: MVSim's stop gate of the differential twist_pid (fixed there) and the defaults of the Ackermann ones [m/s].
 ZERO_THRESHOLD = 0.001
 STOP_THRESHOLD = 0.05
-#: The state a PID row carries from step to step (and the raw torque set by commands), by WheelControllers field.
-PID_STATE = ("i_term", "d_state", "last_error", "ref_y1", "ref_y2", "first", "raw_torque")
 #: One PID row's settings as scalars (units as in WheelControllers; clamp and antiwindup are flags).
 PidGains = namedtuple("PidGains", "kp ki kd n_filter max_torque i_max clamp antiwindup feedforward")
 #: One PID row's state as scalars: i_term [N m], d_state [N m], last_error [m/s], first (no step run yet).

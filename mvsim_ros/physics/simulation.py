@@ -1,4 +1,5 @@
-"""The simulation: one fixed-step `step()` in numbered phases, all wheels of all vehicles at once."""
+"""The simulation: one fixed-step `step()` running the phases of step_phases.STEP_PHASES in their order, all
+wheels of all vehicles at once, or many steps in one compiled call (`step_many`, compiled_steps.py)."""
 
 from __future__ import annotations
 
@@ -12,17 +13,20 @@ from mvsim_ros.physics.kinematic.actor_paths import ActorPath
 from mvsim_ros.physics.bodies import Box2DWorld, build_box2d_world
 from mvsim_ros.physics.command_limits import CommandLimits
 from mvsim_ros.physics.commands import VehicleCommands
-from mvsim_ros.physics.compiled_steps import (DIVERGED, RAN, compiled_steps_problem, run_steps, step_engine,
+from mvsim_ros.physics.compiled_steps import (DIVERGED, RAN, compiled_steps_refusals, run_steps, step_engine,
                                               step_model)
 from mvsim_ros.physics.controllers import WheelControllers, pid_torque_law
 from mvsim_ros.physics.entity_state import checked_state, joined_set, place_rigidly
 from mvsim_ros.physics.friction.groups import apply_region_overrides, friction_groups, region_overrides
 from mvsim_ros.physics.kinematic.movers import KinematicMovers, actor_path, block_path
+from mvsim_ros.physics.kinematic.twist_ideal import follow_twists
 from mvsim_ros.physics.friction import FrictionInputs, solve_wheels
+from mvsim_ros.physics.sim_state import SimulationState, StateRows, StepGroups
 from mvsim_ros.physics.state_views import SimulationViews, local_twist
-from mvsim_ros.physics.step_data import OdometryData, StartState, WheelMounts, step_workspace
-from mvsim_ros.physics.step_phases import (acceleration, advance_spin_angles, applied_torque, reference_point_state,
-                                           state_is_finite)
+from mvsim_ros.physics.step_data import OdometryData, StartState, StepFrame, WheelMounts, step_workspace
+from mvsim_ros.physics.step_phases import (BODY_FORCES, BOX2D_STEP, CONTROLLERS, FRICTION, INPUTS, SNAPSHOT,
+                                           STEP_PHASES, TERRAIN, WHEEL_KINEMATICS, acceleration, advance_spin_angles,
+                                           applied_torque, reference_point_state, state_is_finite)
 from mvsim_ros.physics.terrain import Terrain
 from mvsim_ros.physics.terrain.contacts import add_body_gravity, wheel_frame_slopes
 from mvsim_ros.physics.vehicles.articulated import (Articulations, articulated_wheel_setpoints, articulation_targets,
@@ -33,7 +37,7 @@ from mvsim_ros.physics.wheels import WheelArrays, body_wrenches, contact_velocit
 from mvsim_ros.world.specs import WorldSpec
 
 #: Wheel spin angles are wrapped into [-pi, pi) every this many steps (MVSim wraps them past 1e4 rad; a wheel at
-#: 1,000 rad/s turns 5e3 rad in 1,000 steps of 5 ms).
+#: 1,000 rad/s turns 5e3 rad in 1,000 steps of 5 ms); a compiled run stops there (`longest_compiled_run`).
 PHI_WRAP_CHECK_STEPS = 1000
 
 
@@ -44,13 +48,6 @@ class SimulationDiverged(RuntimeError):
 def _c_float_arrays(start: StartState) -> bool:
     """Whether the start state is three C-contiguous float64 arrays (the types the compiled runners were typed for)."""
     return all(a.dtype == np.float64 and a.flags.c_contiguous for a in start)
-
-
-def check_simulated(world: WorldSpec) -> list[str]:
-    """Warnings for world content this simulator loads but does not simulate. None for the ground: elevation maps,
-    horizontal planes (animated ones too), ramps, bumps and every other block's top carry the vehicles in 3D
-    (physics/terrain)."""
-    return []
 
 
 class Simulation(SimulationViews):
@@ -73,11 +70,17 @@ class Simulation(SimulationViews):
     `command_timeout` [s]: watchdog on twist commands given through `set_twist` (0: off).
     `limits`: the bounds every command is clamped to when it is set (see command_limits), fixed at construction.
     `box2d`: the Box2D bodies to simulate, already in the world's order (world_edit.py hands over a running
-    world's bodies this way); None builds them from the spec.
+    world's bodies this way); None builds them from the spec. `box2d_shim`: False drives the bodies through
+    pybox2d's Python API even where the Box2D shim is loaded (the same numbers; no compiled steps then).
+
+    What the step runs on and carries: `step_groups` (sim_state.StepGroups: the named groups of arrays the phases
+    take, for this step and the compiled steps alike) and `get_state()` / `set_state()` (sim_state.SimulationState:
+    everything a step carries to the next besides Box2D's bodies); `compiled_steps_refusals` says why `step_many`
+    cannot compile this world's steps, `longest_compiled_run` how many steps one compiled run takes at most.
     """
 
-    def __init__(self, world: WorldSpec, command_timeout: float = 0.0, box2d: Box2DWorld | None = None):
-        self.warnings = check_simulated(world)
+    def __init__(self, world: WorldSpec, command_timeout: float = 0.0, box2d: Box2DWorld | None = None,
+                 box2d_shim: bool = True):
         self.spec = world
         self.command_timeout = float(command_timeout)
         self.dt = float(world.timestep)
@@ -94,9 +97,11 @@ class Simulation(SimulationViews):
         self.movers = KinematicMovers(
             [self.box2d.blocks[i] for i in self._animated.tolist()] + self.box2d.actors,
             [block_path(world.blocks[i]) for i in self._animated.tolist()] + [actor_path(p) for p in self.actor_paths])
-        self._block_pose3 = np.array([(b.init_pose.x, b.init_pose.y, b.init_pose.z, b.init_pose.yaw,
-                                       b.init_pose.pitch, b.init_pose.roll) for b in world.blocks],
-                                     dtype=float).reshape(-1, 6)
+        #: (x, y, z, yaw, pitch, roll) of each block [m, rad] as last written: z by the terrain phase (with x, y, yaw
+        #: of the blocks that move), x, y, yaw of every block by block_poses3().
+        self.block_pose3 = np.array([(b.init_pose.x, b.init_pose.y, b.init_pose.z, b.init_pose.yaw,
+                                      b.init_pose.pitch, b.init_pose.roll) for b in world.blocks],
+                                    dtype=float).reshape(-1, 6)
         self.wheels = WheelArrays.from_vehicles(world.vehicles, self.gravity)
         self.controllers = WheelControllers.from_vehicles(world.vehicles)
         self.limits = CommandLimits.from_world(world)
@@ -116,54 +121,90 @@ class Simulation(SimulationViews):
         self.drivetrains = Drivetrains.build(world.vehicles, offsets)
         self.articulations = Articulations.build(world.vehicles, offsets)
         self._bodies = self.box2d.bodies
-        #: The bodies' C++ addresses for the Box2D shim (None without it: pybox2d's Python API is used instead).
-        self._body_addresses = box2d_native.addresses(self._bodies) if box2d_native.AVAILABLE else None
-        self._differential_odometry = np.array([k for k, v in enumerate(world.vehicles) if v.articulation is None],
-                                               dtype=np.intp)
-        self._ideal = np.array([v.controller.kind == "twist_ideal" for v in world.vehicles], dtype=bool)
+        differential = np.array([k for k, v in enumerate(world.vehicles) if v.articulation is None], dtype=np.intp)
+        ideal = np.array([v.controller.kind == "twist_ideal" for v in world.vehicles], dtype=bool)
         self._casters = np.array([i for i, wheel in enumerate(w for v in world.vehicles for w in v.wheels)
                                   if wheel.name == "caster_wheel"], dtype=np.intp)
-        self._ideal_wheels = self._ideal[self.wheels.vehicle] if n else np.zeros(0, dtype=bool)
-        self._any_ideal = bool(self._ideal.any())
-        self._left, self._right = odometry_wheel_pairs(self.wheels, n)
-        self._friction_groups = friction_groups(world, self.wheels.vehicle)
-        self._region_overrides = region_overrides(world)
-        self._slope_x = np.zeros(self.wheels.count)  # gravity along the ground, wheel frame [N]: flat for now
-        self._slope_y = np.zeros(self.wheels.count)
+        self._ideal_wheels = ideal[self.wheels.vehicle] if n else np.zeros(0, dtype=bool)
+        self._any_ideal = bool(ideal.any())
 
         w = self.wheels
-        self._wheel_cos, self._wheel_sin = np.cos(w.yaw), np.sin(w.yaw)
+        #: cos and sin of each wheel's yaw in its body's frame, as the last steering phase set them.
+        self.wheel_cos, self.wheel_sin = np.cos(w.yaw), np.sin(w.yaw)
         com = self.box2d.body_com_local
         self._arm_x = w.x - com[w.body, 0]  # wheel position relative to its body's centre of mass [m]
         self._arm_y = w.y - com[w.body, 1]
         self._n = n
-        self._max_torque = np.where(self.controllers.pid, self.controllers.max_torque, np.inf)
         self._feedforward = self._feedforward_coefficients()
         self.terrain = Terrain(world, w, self._arm_x, self._arm_y, self.gravity)
-        #: The wheels' and steering's arrays as the kernels take them (step_data).
-        self._wheel_data = w.arrays(self._arm_x, self._arm_y, self._casters)
         self._wheel_mounts = WheelMounts(w.body, self._arm_x, self._arm_y)
-        self._steering_data = self.steering.arrays()
         self._pivot_data = self.articulations.arrays()
-        self._controller_data = self.controllers.arrays()
-
-        #: Why step_many cannot compile this world's steps ("" when it can; see compiled_steps.py).
-        self.compiled_steps_unavailable = compiled_steps_problem(self)
-        self._compiled: tuple | None = None  # (Engine, StepModel, StepWorkspace), built at the first compiled run
-        self._fixed_type_calls = FixedTypeCalls()
-        self._read_bodies()
-        self.terrain.seat(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers, 0.0)
         self.acceleration = np.zeros((n, 3))  # (ax, ay, alpha) of the reference point, world frame
-        self.odom_pose = self.pose.copy()
+        self.odom_pose = np.zeros((n, 3))  # the initial pose, set below
+        self.odom_twist = np.zeros((n, 2))
         #: Odometry error multipliers (x, y, yaw) of each vehicle's increments (see vehicles/odometry.py).
         keys = ("x_multiplier", "y_multiplier", "yaw_multiplier")
         self.odom_scale = np.array([[v.odometry.get(key, 1.0) for key in keys] for v in world.vehicles],
                                    dtype=float).reshape(n, 3)
+        left, right = odometry_wheel_pairs(w, n)
+        self.step_groups = StepGroups(
+            commands=self.commands.data, steering=self.steering.arrays(),
+            wheels=w.arrays(self._arm_x, self._arm_y, self._casters), controllers=self.controllers.arrays(),
+            odometry=OdometryData(differential, left, right, self.odom_pose, self.odom_twist, self.odom_scale),
+            friction_groups=friction_groups(world, w.vehicle), region_overrides=region_overrides(world),
+            slope_x=np.zeros(w.count), slope_y=np.zeros(w.count),
+            max_torque=np.where(self.controllers.pid, self.controllers.max_torque, np.inf),
+            max_spin=self.limits.max_spin, gravity=self.gravity, ideal=ideal,
+            body_addresses=box2d_native.addresses(self._bodies) if box2d_native.AVAILABLE and box2d_shim else None)
+        self._refusals = compiled_steps_refusals(self.step_groups, self.terrain.active, self.movers.count,
+                                                 self.articulations.count, self.drivetrains.vehicle.size)
+        self._compiled: tuple | None = None  # (Engine, StepModel, StepWorkspace), built at the first compiled run
+        self._fixed_type_calls = FixedTypeCalls()
+        code = {INPUTS: self._inputs, CONTROLLERS: self._controllers, WHEEL_KINEMATICS: self._kinematics,
+                FRICTION: self._friction, BODY_FORCES: self._body_forces, BOX2D_STEP: self._box2d_step,
+                SNAPSHOT: self._snapshot, TERRAIN: self._terrain_phase}
+        self._phases = tuple(code[phase] for phase in STEP_PHASES)  # this Python step's code of each phase, in order
+        self._read_bodies()
+        self.terrain.seat(self.body_pose, w.normal_force, self.box2d.blocks, self.block_pose3, self.movers, 0.0)
+        self.odom_pose[:] = self.pose
         body_v = local_twist(self.body_pose, self.body_velocity)
-        self.odom_twist = body_v[:n][:, [0, 2]].copy()
-        self._odometry_data = OdometryData(self._differential_odometry, self._left, self._right, self.odom_pose,
-                                           self.odom_twist, self.odom_scale)
+        self.odom_twist[:] = body_v[:n][:, [0, 2]]
         w.omega[:] = (body_v[w.body, 0] - body_v[w.body, 2] * w.y) / w.radius  # rolling at the start
+
+    # -- state ----------------------------------------------------------------------------------------------
+    def get_state(self) -> SimulationState:
+        """A copy of the simulation's state: everything a step carries to the next besides Box2D's bodies (see
+        sim_state.SimulationState)."""
+        return SimulationState.read(self)
+
+    def set_state(self, state: SimulationState) -> None:
+        """Write `state` (of this simulation's world: get_state, or a state carried over by a world edit) into the
+        simulation, in place. Raises ValueError, changing nothing, for a state whose arrays have other shapes."""
+        state.write(self)
+
+    def state_rows(self) -> StateRows:
+        """What each row of each of the state's row spaces belongs to (which vehicle, wheel, block, ...), for
+        carrying a state over to a simulation with other vehicles or blocks (sim_state.RowMap)."""
+        return StateRows.build(self._n, self.wheels.vehicle, self.steering.vehicle, self.drivetrains.vehicle,
+                               self.articulations.vehicle, len(self.spec.blocks), self._animated,
+                               len(self.actor_paths), self.terrain.points.start)
+
+    @property
+    def compiled_steps_refusals(self) -> tuple[str, ...]:
+        """Why `step_many` cannot run this world's steps in one compiled call, one phrase per reason (see
+        compiled_steps.compiled_steps_refusals); () when it can."""
+        return self._refusals
+
+    @property
+    def compiled_steps_unavailable(self) -> str:
+        """compiled_steps_refusals as one line ("" when the steps compile)."""
+        return ", ".join(self._refusals)
+
+    @property
+    def longest_compiled_run(self) -> int:
+        """The most steps one compiled run takes (`run_compiled`): it stops after every step whose number is a
+        multiple of this, for the wheel spin angles' wrap."""
+        return PHI_WRAP_CHECK_STEPS
 
     # -- inputs ---------------------------------------------------------------------------------------------
     def vehicle_index(self, name: str) -> int:
@@ -272,7 +313,7 @@ class Simulation(SimulationViews):
         self._read_bodies()
         if self.terrain.active:
             moved_bodies = list(group.vehicles) + [self._n + unit_of[k] for k in group.vehicles if k in unit_of]
-            self.terrain.settle(self.body_pose, self.wheels.normal_force, self.box2d.blocks, self._block_pose3,
+            self.terrain.settle(self.body_pose, self.wheels.normal_force, self.box2d.blocks, self.block_pose3,
                                 self.movers, self.time, np.array(moved_bodies, dtype=np.intp),
                                 np.array(group.blocks, dtype=np.intp))
         if self.articulations.count:
@@ -291,98 +332,115 @@ class Simulation(SimulationViews):
 
     # -- the step -------------------------------------------------------------------------------------------
     def step(self) -> None:
-        """Advance the world by one fixed time step dt."""
-        dt, w = self.dt, self.wheels
-
-        # 1. Inputs: latest valid command per vehicle, watchdog applied.
-        self.commands.apply_watchdog(self.time)
-
-        # 2. Steering and controllers: wheel angles, then per-wheel ground-speed setpoints -> torque laws
-        #    (const - slope * omega_new); drivetrains split one motor torque over their wheels.
-        commands = self.commands
-        wanted, self._wheel_cos, self._wheel_sin, omega_cmd = wheel_setpoints(
-            commands.data, self._steering_data, w.vehicle, w.x, w.y, w.yaw, dt)
-        if self.articulations.count:
-            self._steer_articulations(wanted)
-        if self._feedforward is not None and self.terrain.active:
-            self._slope_feedforward()
-        torque_const, torque_slope = pid_torque_law(wanted, w.omega, w.radius, dt, self._controller_data)
-        trains = self.drivetrains
-        if trains.vehicle.size:
-            torques = trains.wheel_torques(commands.v[trains.vehicle], self.odom_twist[trains.vehicle, 0], w.omega,
-                                           dt)
-            torque_const[trains.wheels] = torques
-            torque_slope[trains.wheels] = 0.0
-
-        # 3. Wheel kinematics: contact-point velocity of each wheel in its own frame.
-        yaw = self.body_pose[:, 2]
-        local_vx, local_vy = contact_velocities(yaw, self.body_velocity, w.body, w.x, w.y, self._wheel_cos,
-                                                self._wheel_sin)
-
-        # 4. Friction: one vectorised call per friction model -> ground force (wheel frame), new spin; on terrain
-        #    the slope gravity of each wheel (from the last terrain phase) is turned into its steered frame first.
-        terrain = self.terrain
-        if terrain.active:
-            wheel_frame_slopes(terrain.slope, self._wheel_cos, self._wheel_sin, self._slope_x, self._slope_y)
-        if self._region_overrides:
-            wheel_x, wheel_y = wheel_world_positions(self.body_pose, w.body, w.x, w.y)
-            apply_region_overrides(self._friction_groups, self._region_overrides, wheel_x, wheel_y)
-        groups = self._friction_groups
-        if len(groups) == 1 and groups[0].all_wheels:
-            force_lon, force_lat, w.omega, held = self._solve_wheels(groups[0], None, local_vx, local_vy,
-                                                                     torque_const, torque_slope)
-        else:
-            force_lon, force_lat, held = np.zeros(w.count), np.zeros(w.count), np.zeros(w.count)
-            for group in groups:
-                i = group.index
-                force_lon[i], force_lat[i], w.omega[i], held[i] = self._solve_wheels(
-                    group, i, local_vx, local_vy, torque_const, torque_slope)
-        if self._casters.size:  # a caster swivels freely: it carries load and rolls, but takes no side force
-            force_lat[self._casters] = 0.0
-        w.torque = applied_torque(torque_const, torque_slope, w.omega, self._max_torque, self.limits.max_spin)
-        if terrain.active:  # the slope force held at the contact patch, as the torque the drivetrain carries
-            np.multiply(w.radius, held, out=w.hold_torque)
-
-        # 5. Forces onto bodies: one world-frame force and one torque about the centre of mass per body.
-        world_fx, world_fy, torque_z = body_wrenches(force_lon, force_lat, self._wheel_cos, self._wheel_sin,
-                                                     self._wheel_mounts, yaw, w.force_x, w.force_y)
-        if terrain.active:  # gravity along the ground, at each wheel (what the friction above holds back)
-            add_body_gravity(world_fx, world_fy, torque_z, terrain.body_force, yaw)
-        if self._any_ideal:  # kinematic control: no wheel forces, the body gets its velocity directly
-            for wrench in (world_fx, world_fy, torque_z):
-                wrench[:self._n][self._ideal] = 0.0
-            self._drive_ideal(omega_cmd, wanted, dt)
-        self._push_wrenches(world_fx, world_fy, torque_z)
-
-        # 6. Box2D step; animated blocks and actors first get the velocities that land them on their paths.
-        if self.movers.count:
-            self.movers.steer(self.time, dt)
-        self._step_box2d(dt)
-
-        # 7. Snapshot: body states once, wheel spin angles, odometry; refuse to carry NaN on.
-        previous_velocity = self.velocity
-        self._read_bodies()
-        self.acceleration = acceleration(self.velocity, previous_velocity, dt)
-        advance_spin_angles(w.phi, w.omega, dt)
-        integrate_differential_odometry(w.omega, w.radius, w.y, self._odometry_data, dt)
-        a = self.articulations
-        if a.count:
-            self._read_pivots()
-            integrate_articulated_odometry(w.omega, w.radius, w.y, self._pivot_data, self._odometry_data, dt)
-        self.steps += 1
-        self.time = self.steps * dt
-        if terrain.active:  # the terrain under the new poses: z, pitch, roll, and the next step's slope loads
-            terrain.follow(self.body_pose, w.normal_force, self.box2d.blocks, self._block_pose3, self.movers,
-                           self.time, dt)
-        if not state_is_finite(self.body_pose, w.omega):
+        """Advance the world by one fixed time step dt: the phases of step_phases.STEP_PHASES in their order;
+        refuses to carry a non-finite state on (SimulationDiverged)."""
+        frame = StepFrame()
+        for phase in self._phases:
+            phase(frame)
+        if not state_is_finite(self.body_pose, self.wheels.omega):
             self._diverged()
         if self.steps % PHI_WRAP_CHECK_STEPS == 0:
             self._wrap_spin_angles()
 
+    def _inputs(self, frame: StepFrame) -> None:
+        """Latest valid command per vehicle, watchdog applied."""
+        self.commands.apply_watchdog(self.time)
+
+    def _controllers(self, frame: StepFrame) -> None:
+        """Wheel angles, then per-wheel ground-speed setpoints -> torque laws (const - slope * omega_new);
+        drivetrains split one motor torque over their wheels."""
+        dt, w, commands, groups = self.dt, self.wheels, self.commands, self.step_groups
+        frame.wanted, self.wheel_cos, self.wheel_sin, frame.omega_cmd = wheel_setpoints(
+            commands.data, groups.steering, w.vehicle, w.x, w.y, w.yaw, dt)
+        if self.articulations.count:
+            self._steer_articulations(frame.wanted)
+        if self._feedforward is not None and self.terrain.active:
+            self._slope_feedforward()
+        frame.torque_const, frame.torque_slope = pid_torque_law(frame.wanted, w.omega, w.radius, dt,
+                                                                groups.controllers)
+        trains = self.drivetrains
+        if trains.vehicle.size:
+            torques = trains.wheel_torques(commands.v[trains.vehicle], self.odom_twist[trains.vehicle, 0], w.omega,
+                                           dt)
+            frame.torque_const[trains.wheels] = torques
+            frame.torque_slope[trains.wheels] = 0.0
+
+    def _kinematics(self, frame: StepFrame) -> None:
+        """Contact-point velocity of each wheel in its own frame."""
+        w = self.wheels
+        frame.yaw = self.body_pose[:, 2]
+        frame.local_vx, frame.local_vy = contact_velocities(frame.yaw, self.body_velocity, w.body, w.x, w.y,
+                                                            self.wheel_cos, self.wheel_sin)
+
+    def _friction(self, frame: StepFrame) -> None:
+        """One vectorised call per friction model -> ground force (wheel frame), new spin; on terrain the slope
+        gravity of each wheel (from the last terrain phase) is turned into its steered frame first."""
+        w, groups = self.wheels, self.step_groups
+        if self.terrain.active:
+            wheel_frame_slopes(self.terrain.slope, self.wheel_cos, self.wheel_sin, groups.slope_x, groups.slope_y)
+        if groups.region_overrides:
+            wheel_x, wheel_y = wheel_world_positions(self.body_pose, w.body, w.x, w.y)
+            apply_region_overrides(groups.friction_groups, groups.region_overrides, wheel_x, wheel_y)
+        if groups.one_friction_model:
+            frame.force_lon, frame.force_lat, w.omega, frame.held = self._solve_wheels(groups.friction_groups[0],
+                                                                                       None, frame)
+        else:
+            frame.force_lon, frame.force_lat, frame.held = np.zeros(w.count), np.zeros(w.count), np.zeros(w.count)
+            for group in groups.friction_groups:
+                i = group.index
+                solved = self._solve_wheels(group, i, frame)
+                frame.force_lon[i], frame.force_lat[i], w.omega[i], frame.held[i] = solved
+        if self._casters.size:  # a caster swivels freely: it carries load and rolls, but takes no side force
+            frame.force_lat[self._casters] = 0.0
+        w.torque = applied_torque(frame.torque_const, frame.torque_slope, w.omega, groups.max_torque,
+                                  groups.max_spin)
+        if self.terrain.active:  # the slope force held at the contact patch, as the torque the drivetrain carries
+            np.multiply(w.radius, frame.held, out=w.hold_torque)
+
+    def _body_forces(self, frame: StepFrame) -> None:
+        """One world-frame force and one torque about the centre of mass per body, handed to Box2D."""
+        w = self.wheels
+        world_fx, world_fy, torque_z = body_wrenches(frame.force_lon, frame.force_lat, self.wheel_cos, self.wheel_sin,
+                                                     self._wheel_mounts, frame.yaw, w.force_x, w.force_y)
+        if self.terrain.active:  # gravity along the ground, at each wheel (what the friction above holds back)
+            add_body_gravity(world_fx, world_fy, torque_z, self.terrain.body_force, frame.yaw)
+        if self._any_ideal:  # kinematic control: no wheel forces, the body gets its velocity directly
+            for wrench in (world_fx, world_fy, torque_z):
+                wrench[:self._n][self.step_groups.ideal] = 0.0
+            self._drive_ideal(frame.omega_cmd, frame.wanted, self.dt)
+        self._push_wrenches(world_fx, world_fy, torque_z)
+
+    def _box2d_step(self, frame: StepFrame) -> None:
+        """Animated blocks and actors get the velocities that land them on their paths, then Box2D steps."""
+        if self.movers.count:
+            self.movers.steer(self.time, self.dt)
+        self._step_box2d(self.dt)
+
+    def _snapshot(self, frame: StepFrame) -> None:
+        """Body states read once, acceleration, wheel spin angles, odometry, the clock."""
+        dt, w, odometry = self.dt, self.wheels, self.step_groups.odometry
+        previous_velocity = self.velocity
+        self._read_bodies()
+        self.acceleration = acceleration(self.velocity, previous_velocity, dt)
+        advance_spin_angles(w.phi, w.omega, dt)
+        integrate_differential_odometry(w.omega, w.radius, w.y, odometry, dt)
+        if self.articulations.count:
+            self._read_pivots()
+            integrate_articulated_odometry(w.omega, w.radius, w.y, self._pivot_data, odometry, dt)
+        self.steps += 1
+        self.time = self.steps * dt
+
+    def _terrain_phase(self, frame: StepFrame) -> None:
+        """The terrain under the new poses: z, pitch, roll, and the next step's slope loads."""
+        if self.terrain.active:
+            self.terrain.follow(self.body_pose, self.wheels.normal_force, self.box2d.blocks, self.block_pose3,
+                                self.movers, self.time, self.dt)
+
     def _push_wrenches(self, world_fx: np.ndarray, world_fy: np.ndarray, torque_z: np.ndarray) -> None:
         """Each body's world-frame force [N] at its centre of mass and torque [N m], for the next Box2D step."""
-        if self._body_addresses is not None:
-            box2d_native.apply_wrenches(self._body_addresses, world_fx, world_fy, torque_z)
+        addresses = self.step_groups.body_addresses
+        if addresses is not None:
+            box2d_native.apply_wrenches(addresses, world_fx, world_fy, torque_z)
             return
         for body, f_x, f_y, t_z in zip(self._bodies, world_fx.tolist(), world_fy.tolist(), torque_z.tolist()):
             body.ApplyForceToCenter((f_x, f_y), True)
@@ -444,42 +502,23 @@ class Simulation(SimulationViews):
         for j, joint in enumerate(self.box2d.pivots):
             a.gamma[j], a.gamma_rate[j] = joint.angle, joint.speed
 
-    def _solve_wheels(self, group, index, local_vx, local_vy, torque_const, torque_slope):
+    def _solve_wheels(self, group, index, frame: StepFrame):
         """Friction model call for a group of wheels (index None: all wheels), honouring motor torque limits:
         (F_x, F_y, omega_new, F_hold), see friction.solve_wheels_into."""
-        w = self.wheels
-        inputs = FrictionInputs(local_vx, local_vy, w.omega, torque_const, torque_slope, w.normal_force,
-                                self._slope_x, self._slope_y, w.radius, w.inertia_yy, w.mass)
-        limit = self._max_torque
+        w, groups = self.wheels, self.step_groups
+        inputs = FrictionInputs(frame.local_vx, frame.local_vy, w.omega, frame.torque_const, frame.torque_slope,
+                                w.normal_force, groups.slope_x, groups.slope_y, w.radius, w.inertia_yy, w.mass)
+        limit = groups.max_torque
         if index is not None:
             inputs, limit = FrictionInputs(*(a[index] for a in inputs)), limit[index]
         return solve_wheels(group.code, inputs, group.params, limit, self.gravity, self.dt)  # the group's params
 
     def _drive_ideal(self, omega_cmd: np.ndarray, wanted: np.ndarray, dt: float) -> None:
-        """twist_ideal: the body follows the commanded twist exactly (kinematic control) and its wheels roll.
-
-        The centre-of-mass velocity is set so that, over the step, the reference point moves along the exact arc
-        of the twist (chord of length v dt sinc(omega dt / 2) at the mid-step heading), whatever the centre of
-        mass offset; the wheels get their rolling spin and no ground force. The chassis damping of Box2D's step is
-        compensated, so that the body moves at exactly that velocity.
-        """
+        """twist_ideal: the body follows the commanded twist exactly (kinematic/twist_ideal.py) and its wheels roll:
+        they get their rolling spin and no ground force."""
         w = self.wheels
-        for k in np.flatnonzero(self._ideal).tolist():
-            v, omega = float(self.commands.v[k]), float(omega_cmd[k])
-            yaw = float(self.pose[k, 2])
-            half = 0.5 * omega * dt
-            chord = v * (math.sin(half) / half if abs(half) > 1e-12 else 1.0)
-            cx, cy = self.box2d.vehicle_com_local[k]
-            c0, s0, c1, s1 = math.cos(yaw), math.sin(yaw), math.cos(yaw + omega * dt), math.sin(yaw + omega * dt)
-            vx = chord * math.cos(yaw + half) + ((c1 - c0) * cx - (s1 - s0) * cy) / dt
-            vy = chord * math.sin(yaw + half) + ((s1 - s0) * cx + (c1 - c0) * cy) / dt
-            body = self.box2d.vehicles[k]
-            # Box2D's step scales the velocities by max(0, 1 - dt c) for the body's damping c: set them that much
-            # higher (a factor of 0 cannot be made up for).
-            linear, angular = 1.0 - dt * body.linearDamping, 1.0 - dt * body.angularDamping
-            linear, angular = (1.0 / linear if linear > 0 else 1.0), (1.0 / angular if angular > 0 else 1.0)
-            body.linearVelocity = (vx * linear, vy * linear)
-            body.angularVelocity = omega * angular
+        follow_twists(self.box2d.vehicles, self.box2d.vehicle_com_local, self.pose, self.commands.v, omega_cmd,
+                      np.flatnonzero(self.step_groups.ideal), dt)
         mask = self._ideal_wheels
         w.omega[mask] = wanted[mask] / w.radius[mask]
         w.force_x[mask] = 0.0
@@ -489,14 +528,14 @@ class Simulation(SimulationViews):
     def step_many(self, count: int) -> None:
         """Advance the world by `count` steps: the same states as `count` calls of `step()`, bit for bit.
 
-        When the world allows (`compiled_steps_unavailable` is empty) the steps run in one compiled call
-        (compiled_steps.run_steps: the same phase kernels, Box2D through the C shim); otherwise `step()` runs
+        When the world allows (`compiled_steps_refusals` is empty) the steps run in compiled calls
+        (compiled_steps.run_steps: the same phases and kernels, Box2D through the C shim); otherwise `step()` runs
         in a loop. Commands stay as they are during the call (the watchdog still applies at each step).
         Raises SimulationDiverged as `step()` does, at the step that diverged.
         """
         if count < 0:
             raise ValueError(f"step_many: count must be >= 0, got {count}")
-        if self.compiled_steps_unavailable:
+        if self._refusals:
             for _ in range(count):
                 self.step()
             return
@@ -507,27 +546,27 @@ class Simulation(SimulationViews):
     def run_compiled(self, count: int, runner, *extra) -> tuple[int, tuple]:
         """Up to `count` (>= 1) steps in one call of the compiled `runner`: run_steps, or a compiled function taking
         run_steps' arguments (count, steps, dt, wrap_every, start, engine, model, work) plus `extra` that calls it
-        and does more between steps (e.g. ros/publishing/compiled_streams.py publishes), returning run_steps'
+        and does more between steps (e.g. ros/publishing/compiled/streams.py publishes), returning run_steps'
         (steps run, status) followed by its own results. The state the steps leave in the workspace is taken in as
-        step_many does (and raises as it does); returns (steps run, the runner's own results). Only when
-        `compiled_steps_unavailable` is empty."""
-        w, n = self.wheels, self._n
+        step_many does (and raises as it does); returns (steps run, the runner's own results). At most
+        `longest_compiled_run` steps a run; only when `compiled_steps_refusals` is empty."""
+        w, n, groups = self.wheels, self._n, self.step_groups
         if self._compiled is None:
-            self._compiled = (step_engine(self), step_model(self),
-                              step_workspace(self._body_addresses.size, n, w.count))
+            self._compiled = (step_engine(self.box2d, self.spec, groups.body_addresses), step_model(groups),
+                              step_workspace(len(self._bodies), n, w.count))
         engine, model, work = self._compiled
         start = StartState(w.omega, self.body_pose, self.body_velocity)
         # The named data keeps its types for the simulation's life, and the start state is three float64 C arrays:
         # after the first call, each runner (with its extra arguments' types) is called without numba's typing.
         key = (runner, *map(type, extra)) if _c_float_arrays(start) else None
-        args = (count, self.steps, self.dt, PHI_WRAP_CHECK_STEPS, start, engine, model, work, *extra)
+        args = (count, self.steps, self.dt, self.longest_compiled_run, start, engine, model, work, *extra)
         if key is None:
             done, status, *more = runner(*args)
         else:
             done, status, *more = self._fixed_type_calls.call(runner, key, *args)
         self.body_pose, self.body_velocity = work.pose.copy(), work.velocity.copy()
         self.acceleration, w.omega, w.torque = work.acceleration.copy(), work.spin.copy(), work.torque.copy()
-        self._wheel_cos, self._wheel_sin = work.wheel_cos.copy(), work.wheel_sin.copy()
+        self.wheel_cos, self.wheel_sin = work.wheel_cos.copy(), work.wheel_sin.copy()
         self.pose, self.velocity = self.body_pose[:n], self.body_velocity[:n]
         self.steps += done
         self.time = self.steps * self.dt
@@ -535,7 +574,7 @@ class Simulation(SimulationViews):
             if status == DIVERGED:
                 self._diverged()
             raise AssertionError(f"Box2D's step failed an internal check at step {self.steps + 1}")
-        if done and self.steps % PHI_WRAP_CHECK_STEPS == 0:
+        if done and self.steps % self.longest_compiled_run == 0:
             self._wrap_spin_angles()
         return done, tuple(more)
 
@@ -546,8 +585,9 @@ class Simulation(SimulationViews):
 
     # -- internals ------------------------------------------------------------------------------------------
     def _read_bodies(self) -> None:
-        if self._body_addresses is not None:
-            rows = box2d_native.read_bodies(self._body_addresses)
+        addresses = self.step_groups.body_addresses
+        if addresses is not None:
+            rows = box2d_native.read_bodies(addresses)
         else:
             rows = np.array([b.position.tuple + (b.angle,) + b.linearVelocity.tuple + (b.angularVelocity,)
                              for b in self._bodies], dtype=float).reshape(-1, 6)

@@ -2,7 +2,7 @@
 attitudes, quaternions, angular velocities), drive torques, collisions, block and actor poses.
 
 `SimulationViews` is a base class of `Simulation` (physics/simulation.py); it reads the attributes the simulation
-keeps (pose, velocity, body_pose, body_velocity, terrain, wheels, box2d, movers, _n, _animated, _block_pose3) and
+keeps (pose, velocity, body_pose, body_velocity, terrain, wheels, box2d, movers, _n, _animated, block_pose3) and
 changes nothing but the collision flags `take_collisions` resets and the block pose buffer `block_poses3` fills.
 Units: SI, angles in radians; world frame unless said.
 """
@@ -133,7 +133,7 @@ class SimulationViews:
         """(x, y, z, yaw, pitch, roll) of each block [m, rad]: animated blocks exactly where their keyframes say;
         the others at Box2D's planar pose with their initial pitch and roll, and z: static blocks (and those with
         skip_elevation_adjust) keep their loaded z, blocks moved by Box2D stand on the terrain under them."""
-        out = self._block_pose3
+        out = self.block_pose3
         if len(out):
             out[:, [0, 1, 3]] = self.block_poses()
             out[self._animated] = self.movers.poses[:len(self._animated)]

@@ -126,6 +126,18 @@ WheelForces = namedtuple("WheelForces", "force_x force_y")
 Wrenches = namedtuple("Wrenches", "fx fy torque_z")
 
 
+class StepFrame:
+    """What one phase of `Simulation.step()` hands to the next (the compiled steps keep the same in a
+    StepWorkspace). wanted (W,) [m/s]: wheel ground-speed setpoints; omega_cmd (V,) [rad/s]: yaw-rate setpoints;
+    torque_const (W,) [N m], torque_slope (W,) [N m s/rad]: motor torque laws; yaw (B,) [rad]: the bodies' headings
+    at the start of the step; local_vx, local_vy (W,) [m/s]: contact-point velocities, wheel frame; force_lon,
+    force_lat (W,) [N]: ground forces, wheel frame; held (W,) [N]: the part of force_lon holding the slope;
+    world_fx, world_fy (B,) [N], torque_z (B,) [N m]: each body's wrench about its centre of mass, world frame."""
+
+    __slots__ = ("wanted", "omega_cmd", "torque_const", "torque_slope", "yaw", "local_vx", "local_vy", "force_lon",
+                 "force_lat", "held", "world_fx", "world_fy", "torque_z")
+
+
 def step_workspace(body_count: int, vehicle_count: int, wheel_count: int) -> StepWorkspace:
     """A zeroed StepWorkspace for `body_count` Box2D bodies, of which the first `vehicle_count` are vehicles, and
     `wheel_count` wheels."""

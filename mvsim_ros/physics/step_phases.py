@@ -9,6 +9,19 @@ from numba import njit
 
 from mvsim_ros.core.jit import kernel
 
+#: The phases of one step, numbered, and the order in which `Simulation.step()` and the compiled steps
+#: (compiled_steps.advance_steps) both run them, each through its own code for a phase:
+#:   INPUTS: the latest command of each vehicle, the watchdog applied;
+#:   CONTROLLERS: steering (wheel angles), per-wheel ground-speed setpoints, the controllers' torque laws;
+#:   WHEEL_KINEMATICS: the contact-point velocity of each wheel in its own frame;
+#:   FRICTION: ground forces and new spins (one call per friction model), the motor torques applied;
+#:   BODY_FORCES: one world-frame wrench per body about its centre of mass, handed to Box2D;
+#:   BOX2D_STEP: kinematic movers steered onto their paths, then Box2D's step;
+#:   SNAPSHOT: body states read once, acceleration, wheel spin angles, odometry, the clock;
+#:   TERRAIN: z, pitch and roll under the new poses, the next step's slope loads (worlds with terrain only).
+INPUTS, CONTROLLERS, WHEEL_KINEMATICS, FRICTION, BODY_FORCES, BOX2D_STEP, SNAPSHOT, TERRAIN = range(8)
+STEP_PHASES = (INPUTS, CONTROLLERS, WHEEL_KINEMATICS, FRICTION, BODY_FORCES, BOX2D_STEP, SNAPSHOT, TERRAIN)
+
 #: A kernel compiled into each of its callers (as well as on its own for calls from Python): a call would pass its
 #: groups of arrays by value, for every step or every row. Nopython mode, cached, IEEE-exact as `kernel`.
 inlined_kernel = njit(cache=True, nogil=True, inline="always")

@@ -3,8 +3,8 @@
 The Box2D world is edited in place (the new body is created in it, or the removed one destroyed), so every other
 body keeps all of its Box2D state: pose, velocity, sleep timer, contacts and the joints' warm-start impulses. A new
 Simulation is then built over the edited bodies for the edited WorldSpec, and the simulation's own state (time,
-commands, wheels, controllers, odometry, ...) is copied row by row from the old one in `carry_over`, the one
-place that lists it. The old Simulation gives its Box2D world away: it must not be stepped again.
+commands, wheels, controllers, odometry, ...: sim_state.SimulationState) is carried over from the old one row by
+row in `carry_over`. The old Simulation gives its Box2D world away: it must not be stepped again.
 
 Adding a body to a Box2D world changes nothing for the others as long as it touches none of them (it forms an
 island of its own; the broad phase keeps the ids, hence the pair order, of the existing proxies), so a run with
@@ -19,8 +19,8 @@ import numpy as np
 
 from mvsim_ros.physics.bodies import (Box2DWorld, BodyTag, ContactCounter, add_block_body, add_pivot_joint,
                                       add_proximity_fixtures, add_vehicle_body, destroy_body)
-from mvsim_ros.physics.controllers import PID_STATE
 from mvsim_ros.physics.kinematic.movers import block_path
+from mvsim_ros.physics.sim_state import RowMap
 from mvsim_ros.physics.simulation import Simulation
 from mvsim_ros.world.specs import BlockSpec, VehicleSpec, WorldSpec
 
@@ -135,107 +135,32 @@ def carry_over(old: Simulation, new: Simulation, vehicle_rows: list[int], block_
     velocities need no copy). vehicle_rows[k] / block_rows[k]: the index in `old` of `new`'s vehicle / block k,
     or -1 for one that is new (it keeps what `new` started it with). Returns `new`.
 
-    Everything a step reads and writes, that is not derived from the spec or the Box2D bodies, is listed here:
-    a new piece of simulation state must be added to this list.
+    The state is sim_state.SimulationState, carried field by field through the row map between the two
+    simulations (every field, whatever it is: a new state variable needs nothing here). Then what follows from
+    it: a new keyframe-animated block on its path at the current time, and the terrain (see _settle_terrain).
     """
-    # Clock.
-    new.time, new.steps = old.time, old.steps
-    # Per vehicle: odometry, acceleration, commands (with their timestamps, for the watchdog), contact flags.
-    src = np.asarray(vehicle_rows, dtype=np.intp)
-    keep = src >= 0
-    dst, src = np.flatnonzero(keep), src[keep]
-    for name in ("odom_pose", "odom_twist", "acceleration"):
-        getattr(new, name)[dst] = getattr(old, name)[src]
-    for name in ("v", "omega", "steer", "steer_mode", "steer_rate", "last_command_time", "watched"):
-        getattr(new.commands, name)[dst] = getattr(old.commands, name)[src]
-    for name in ("touching", "since_reset"):
-        getattr(new.box2d.contacts, name)[dst] = getattr(old.box2d.contacts, name)[src]
-    # Per wheel: spin, angle, last torque and ground force, steered yaw; PID history and raw torques.
-    new_wheels, old_wheels = _row_map(_wheel_rows(old, new, vehicle_rows))
-    for name in ("omega", "phi", "torque", "force_x", "force_y", "yaw", "hold_torque"):
-        getattr(new.wheels, name)[new_wheels] = getattr(old.wheels, name)[old_wheels]
-    for name in PID_STATE:
-        getattr(new.controllers, name)[new_wheels] = getattr(old.controllers, name)[old_wheels]
-    new._wheel_cos, new._wheel_sin = np.cos(new.wheels.yaw), np.sin(new.wheels.yaw)
-    # Per Ackermann vehicle: steering angle. Per drivetrain: its PID history and raw torque.
-    rows, old_rows = _row_map(_vehicle_table_rows(old.steering.vehicle, new.steering.vehicle, vehicle_rows))
-    new.steering.delta[rows] = old.steering.delta[old_rows]
-    rows, old_rows = _row_map(_vehicle_table_rows(old.drivetrains.vehicle, new.drivetrains.vehicle, vehicle_rows))
-    for name in PID_STATE:
-        getattr(new.drivetrains.motor, name)[rows] = getattr(old.drivetrains.motor, name)[old_rows]
-    # Per articulated vehicle: pivot angle, its rate and the pivot controller's target.
-    a_new, a_old = new.articulations, old.articulations
-    rows, old_rows = _row_map(_vehicle_table_rows(a_old.vehicle, a_new.vehicle, vehicle_rows))
-    for name in ("gamma", "gamma_rate", "target"):
-        getattr(a_new, name)[rows] = getattr(a_old, name)[old_rows]
-    # Kinematic movers (animated blocks, then actors): the path poses they were last steered to.
-    old_movers = {("block", int(b)): k for k, b in enumerate(old.animated_blocks.tolist())}
-    old_movers.update({("actor", a): len(old_movers) + a for a in range(len(old.actor_paths))})
-    movers = [("block", block_rows[b]) for b in new.animated_blocks.tolist()]
-    movers += [("actor", a) for a in range(len(new.actor_paths))]
-    for k, key in enumerate(movers):
-        if key in old_movers:
-            new.movers._poses[k] = old.movers._poses[old_movers[key]]
-        else:  # a new animated block: on its path at the current time
-            new.movers._poses[k] = new.movers.paths[k](new.time)
-    _carry_terrain(old, new, vehicle_rows, block_rows)
+    rows = RowMap.between(old.state_rows(), new.state_rows(), {"vehicle": vehicle_rows, "block": block_rows})
+    both_terrain = old.terrain.active and new.terrain.active
+    new.set_state(old.get_state().carried(new.get_state(), rows, terrain=both_terrain))
+    new.movers.place_on_paths(rows.fresh["mover"], new.time)
+    _settle_terrain(new, carried=both_terrain)
     return new
 
 
-def _carry_terrain(old: Simulation, new: Simulation, vehicle_rows: list[int], block_rows: list[int]) -> None:
-    """Terrain: each carried body's 3D state (z, attitude, plane slopes) and ground under its support points, each
-    carried block's z; surfaces moved to the current time, the loads they imply. A new body keeps the place its
-    construction found it (on the ground under it); so does everything when the old world had no terrain."""
-    t_new, t_old = new.terrain, old.terrain
-    if not t_new.active:
+def _settle_terrain(new: Simulation, carried: bool) -> None:
+    """Terrain after a carry-over: surfaces moved to the current time and the loads the carried bodies' 3D state
+    implies. A new body keeps the place its construction found it (on the ground under it). When the terrain came
+    with the new entity (`carried` False), everyone goes onto it from where they are."""
+    terrain = new.terrain
+    if not terrain.active:
         return
-    blocks = _row_map([(k, b) for k, b in enumerate(block_rows) if b >= 0])
-    new._block_pose3[blocks[0], 2] = old._block_pose3[blocks[1], 2]
-    if t_old.active:
-        n_new, n_old = len(new.spec.vehicles), len(old.spec.vehicles)
-        pairs = [(k, v) for k, v in enumerate(vehicle_rows) if v >= 0]
-        rows, old_rows = _row_map(_vehicle_table_rows(old.articulations.vehicle, new.articulations.vehicle,
-                                                      vehicle_rows))
-        pairs += [(n_new + int(r), n_old + int(q)) for r, q in zip(rows.tolist(), old_rows.tolist())]
-        for b_new, b_old in pairs:
-            t_new.state[b_new] = t_old.state[b_old]
-            first, last = t_new.points.start[b_new], t_new.points.start[b_new + 1]
-            source = t_old.points.start[b_old]
-            t_new.point_ground[first:last] = t_old.point_ground[source:source + last - first]
-    t_new.move_surfaces(new.box2d.blocks, new._block_pose3, new.movers, new.time)
-    if t_old.active:
-        t_new.update_loads(new.wheels.normal_force)
-    else:  # the terrain came with the new entity: everyone onto it from where they are
-        everything = np.arange(len(t_new.z))
-        t_new.settle(new.body_pose, new.wheels.normal_force, new.box2d.blocks, new._block_pose3, new.movers,
-                     new.time, everything, np.arange(len(new.spec.blocks)))
-
-
-def _row_map(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    """(new rows, old rows) index arrays from (new, old) pairs."""
-    table = np.array(pairs, dtype=np.intp).reshape(-1, 2)
-    return table[:, 0], table[:, 1]
-
-
-def _wheel_rows(old: Simulation, new: Simulation, vehicle_rows: list[int]) -> list[tuple[int, int]]:
-    """(new wheel, old wheel) for every wheel of a carried vehicle (a vehicle's wheels are contiguous, in the
-    world file's order)."""
-    old_first = np.searchsorted(old.wheels.vehicle, np.arange(len(old.spec.vehicles)))
-    new_first = np.searchsorted(new.wheels.vehicle, np.arange(len(new.spec.vehicles)))
-    pairs = []
-    for k, source in enumerate(vehicle_rows):
-        if source >= 0:
-            count = len(new.spec.vehicles[k].wheels)
-            pairs += [(int(new_first[k]) + j, int(old_first[source]) + j) for j in range(count)]
-    return pairs
-
-
-def _vehicle_table_rows(old_vehicles: np.ndarray, new_vehicles: np.ndarray,
-                        vehicle_rows: list[int]) -> list[tuple[int, int]]:
-    """(new row, old row) of a per-vehicle-kind table (steering, drivetrains, articulations) whose rows list
-    vehicle indices, for the carried vehicles."""
-    old_row = {int(k): r for r, k in enumerate(old_vehicles.tolist())}
-    return [(r, old_row[vehicle_rows[k]]) for r, k in enumerate(new_vehicles.tolist()) if vehicle_rows[k] >= 0]
+    terrain.move_surfaces(new.box2d.blocks, new.block_pose3, new.movers, new.time)
+    if carried:
+        terrain.update_loads(new.wheels.normal_force)
+    else:
+        everything = np.arange(len(terrain.z))
+        terrain.settle(new.body_pose, new.wheels.normal_force, new.box2d.blocks, new.block_pose3, new.movers,
+                       new.time, everything, np.arange(len(new.spec.blocks)))
 
 
 __all__ = ["carry_over", "with_entity", "without_entities", "without_entity"]

@@ -1,6 +1,6 @@
-"""Writing a report: read the recording, draw the figures, write index.html beside them (each file written to a
-temporary file and renamed onto its name: a link at that name is replaced, not followed; see
-mvsim_ros.report.files)."""
+"""Writing a report: read the recording, draw the figures (PNG files, and the interactive ones written into the
+page with plotly.js), write index.html beside them (each file written to a temporary file and renamed onto its
+name: a link at that name is replaced, not followed; see mvsim_ros.report.files)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mvsim_ros.report import page, plots
 from mvsim_ros.report.files import replace_text
+from mvsim_ros.report.page import Interactive
 from mvsim_ros.report.rates import TopicRate, topic_rates
 from mvsim_ros.report.reading import Run, read_run
 
@@ -42,10 +43,21 @@ def _image_name(vehicle: str, taken: set[str]) -> str:
     return name
 
 
+def interactive_figures(run: Run) -> Interactive:
+    """The page's interactive figures: the map and one set of time plots per vehicle, with plotly.js."""
+    from mvsim_ros.report.interactive.map_figure import map_figure
+    from mvsim_ros.report.interactive.plotly_support import figure_html, plotly_library
+    from mvsim_ros.report.interactive.vehicle_figure import vehicle_figure
+
+    vehicles = {name: figure_html(vehicle_figure(vehicle, run.duration_s, run.watchdog.timeout_s), f"vehicle-{k}")
+                for k, (name, vehicle) in enumerate(run.vehicles.items())}
+    return Interactive(plotly_library(), figure_html(map_figure(run), "map"), vehicles)
+
+
 def write_report(mcap_path: str | Path, out_dir: str | Path | None = None) -> Report:
-    """Read the MCAP recording at `mcap_path` and write `index.html`, `paths.png` and one `vehicle_*.png` per
-    vehicle into `out_dir` (default: `default_out_dir`), created when missing (a link to a folder is followed; a
-    link at a file's name is replaced by the file).
+    """Read the MCAP recording at `mcap_path` and write `index.html` (with its interactive figures), `paths.png`
+    and one `vehicle_*.png` per vehicle into `out_dir` (default: `default_out_dir`), created when missing (a link
+    to a folder is followed; a link at a file's name is replaced by the file).
 
     Raises mvsim_ros.report.recording.RecordingError when the file is missing, unreadable, not MCAP or over a
     budget of the reader (see docs/report.md); OSError when the folder cannot be written.
@@ -59,8 +71,8 @@ def write_report(mcap_path: str | Path, out_dir: str | Path | None = None) -> Re
     vehicle_images = {}
     for name, vehicle in run.vehicles.items():
         file_name = _image_name(name, taken)
-        images.append(plots.vehicle_figure(out / file_name, vehicle, run.duration_s))
+        images.append(plots.vehicle_figure(out / file_name, vehicle, run.duration_s, run.watchdog.timeout_s))
         vehicle_images[name] = file_name
     index = out / "index.html"
-    replace_text(index, page.render_page(run, rates, PATHS_IMAGE, vehicle_images))
+    replace_text(index, page.render_page(run, rates, PATHS_IMAGE, vehicle_images, interactive_figures(run)))
     return Report(index, images, run, rates)

@@ -1,15 +1,18 @@
-"""The report's HTML page: one self-contained file (inline CSS, no script, no external address) that shows the
-PNG figures written beside it by relative links; every name taken from the recording is escaped."""
+"""The report's HTML page: one self-contained file (inline CSS, plotly.js inline, no external address) with the
+interactive figures (zoom, pan, a time cursor with every value at that time) and, folded under each, its PNG copy
+written beside the page (a relative link: for printing, or where scripts are off); every name taken from the
+recording is escaped."""
 
 from __future__ import annotations
 
 from html import escape
 
+from dataclasses import dataclass, field
+
 from mvsim_ros.report.rates import TopicRate, format_bytes, format_hz, format_period_ms
 from mvsim_ros.report.reading import VALUE_BOUND, Run, VehicleSeries
-
-#: Metadata record and key naming the world file the run simulated.
-WORLD_METADATA = ("mvsim", "world_file")
+from mvsim_ros.report.recording import is_world_attachment
+from mvsim_ros.report.world_blocks import MVSIM_BLOCKS_END, WORLD_METADATA
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; padding: 0 1em; }
@@ -23,6 +26,8 @@ table.facts th { width: 12em; }
 .warn { background: #fff3cd; border: 1px solid #e0b400; padding: 0.6em 0.9em; margin: 0.8em 0; }
 tr.irregular td { background: #fff3cd; }
 img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+details.static { margin: 0.4em 0 1em; }
+div.figure { width: 100%; }
 code { font-size: 0.95em; }
 .muted { color: #666; }
 """
@@ -52,8 +57,7 @@ def world_name(run: Run) -> str | None:
 
 def _world_attachments(run: Run) -> list[str]:
     """Names of attachments that hold a world (XML by name or media type)."""
-    return [name for name, media, _ in run.recording.attachments
-            if name.lower().endswith(".xml") or "xml" in media.lower()]
+    return [name for name, media, _ in run.recording.attachments if is_world_attachment(name, media)]
 
 
 def _plural(count: int, word: str) -> str:
@@ -105,6 +109,9 @@ def _facts(run: Run) -> str:
     if world is not None:
         rows.append(("world file", f"<code>{escape(world)}</code>"))
     for name, values in recording.metadata:
+        if name == MVSIM_BLOCKS_END:
+            rows.append((f"metadata {escape(name)}", f"end poses of {len(values)} blocks"))
+            continue
         pairs = [(key, value) for key, value in values.items() if (name, key) != WORLD_METADATA]
         if pairs:
             rows.append((f"metadata {escape(name)}", ", ".join(
@@ -169,26 +176,54 @@ def _decode_error(run: Run, topic: str) -> str:
     return f"<li><code>{escape(topic)}</code>: {escape(count + recording.decode_errors[topic])}</li>"
 
 
-def render_page(run: Run, rates: list[TopicRate], paths_image: str, vehicle_images: dict[str, str]) -> str:
-    """The page as HTML text; `paths_image` and `vehicle_images` (vehicle name -> file) are relative links."""
+@dataclass
+class Interactive:
+    """The page's interactive figures, as HTML: the library's <script> (`library`), the map's <div> and script,
+    and one per vehicle (vehicle name -> HTML). Empty: no interactive figure."""
+
+    library: str = ""
+    map: str = ""
+    vehicles: dict[str, str] = field(default_factory=dict)
+
+
+def _static(image: str, alt: str, css_class: str, interactive: bool) -> str:
+    """A PNG figure: shown as it is, or folded under the interactive one (its printable copy)."""
+    img = f'<img class="{css_class}" src="{escape(image)}" alt="{escape(alt)}">'
+    if not interactive:
+        return img
+    return f'<details class="static"><summary>the same as a static image (PNG)</summary>{img}</details>'
+
+
+def render_page(run: Run, rates: list[TopicRate], paths_image: str, vehicle_images: dict[str, str],
+                interactive: Interactive | None = None) -> str:
+    """The page as HTML text; `paths_image` and `vehicle_images` (vehicle name -> file) are relative links;
+    `interactive`: the interactive figures (none: the PNGs alone)."""
     recording = run.recording
+    shown = interactive or Interactive()
     title = f"Run report: {recording.path.name}"
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>",
-             f"<style>{CSS}</style></head><body>", f"<h1>{escape(title)}</h1>", _status(run), _facts(run),
-             "<h2>Paths</h2>",
-             '<p>Solid: true path (<code>base_pose_ground_truth</code>, map frame); dashed: wheel odometry '
-             '(<code>odom</code>, its own frame); circle: start, square: end; red x: collision.</p>',
-             f'<img class="paths" src="{escape(paths_image)}" alt="paths of the vehicles">']
+             f"<style>{CSS}</style>{shown.library}</head><body>", f"<h1>{escape(title)}</h1>", _status(run),
+             _facts(run), "<h2>Paths</h2>",
+             '<p>Solid: true path (<code>base_pose_ground_truth</code>, map frame); dashed and lighter, drawn above '
+             'it: wheel odometry (<code>odom</code>, its own frame, which starts at the true initial pose); circle: '
+             'start, square: end; red x: collision; blocks filled where they started, dashed where a movable one '
+             'ended. Drag to zoom, double-click to see everything again.</p>']
+    if shown.map:
+        parts.append(f'<div class="figure map">{shown.map}</div>')
+    parts.append(_static(paths_image, "paths of the vehicles", "paths", bool(shown.map)))
     if run.vehicles:
-        parts += ["<h2>Vehicles</h2>",
+        parts += ["<h2>Vehicles</h2>", f"<p>{escape(run.watchdog.describe())} The odometry error is the distance "
+                  "(and heading difference) between the odometry pose and the true pose at the same time.</p>",
                   '<table class="vehicles"><tr><th>vehicle</th><th>recorded</th><th>path length [m]</th>'
                   "<th>max |speed| [m/s]</th><th>collisions</th></tr>",
                   *(_vehicle_row(vehicle) for vehicle in run.vehicles.values()), "</table>"]
     for name, vehicle in run.vehicles.items():
         parts += [f"<h3>{escape(name)}</h3>"]
+        if name in shown.vehicles:
+            parts.append(f'<div class="figure vehicle">{shown.vehicles[name]}</div>')
         if name in vehicle_images:
-            parts.append(f'<img class="vehicle" src="{escape(vehicle_images[name])}" '
-                         f'alt="{escape(name)}: speed and yaw rate against the commands">')
+            parts.append(_static(vehicle_images[name], f"{name}: speed and yaw rate against the commands",
+                                 "vehicle", name in shown.vehicles))
         parts.append(_collision_table(vehicle))
     parts += ["<h2>Topics</h2>",
               "<p>Rates in Hz of simulated time: (messages - 1) / (last - first log time); a row is flagged when a "

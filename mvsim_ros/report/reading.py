@@ -11,6 +11,9 @@ Topic names (a leading '/' is ignored; `<veh>/` is the vehicle's prefix, empty i
 - `<veh>/collision` (std_msgs/msg/Bool): true while the vehicle touches something.
 - `simul_map` (nav_msgs/msg/OccupancyGrid, latched): the world's occupancy grid (the latest one recorded).
 
+Besides the topics: the world's blocks from the attached world file (world_blocks.py) and the command watchdog
+from the `mvsim` metadata record (watchdog.py).
+
 A sample with a value that is not a finite number within ±VALUE_BOUND (NaN, inf, 1e308) is dropped and counted per
 topic (`Run.invalid_samples`); a grid whose placement is not is not drawn (`Run.notes`).
 """
@@ -25,6 +28,8 @@ from typing import Any, Callable
 import numpy as np
 
 from mvsim_ros.report.recording import Recording, latest_only, read_recording
+from mvsim_ros.report.watchdog import Watchdog, watchdog_of
+from mvsim_ros.report.world_blocks import WORLD_METADATA, WorldBlocks, world_blocks
 
 ODOMETRY = "nav_msgs/msg/Odometry"
 TWIST_TYPES = ("geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped")
@@ -115,7 +120,7 @@ class Run:
     """A recorded run: the recording (topics, times, header facts), the vehicles by name, the map, and the time
     origin t0_ns [ns] (first log time; every series' t is counted from it); invalid_samples: per topic the
     samples dropped for a value that is not a finite number within ±VALUE_BOUND; notes: other things left out,
-    one sentence each."""
+    one sentence each; watchdog: the command watchdog the commands are drawn with; world: the world's blocks."""
 
     recording: Recording
     vehicles: dict[str, VehicleSeries]
@@ -123,6 +128,8 @@ class Run:
     t0_ns: int
     invalid_samples: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    watchdog: Watchdog = field(default_factory=lambda: Watchdog(1.0, False))
+    world: WorldBlocks = field(default_factory=lambda: WorldBlocks([], []))
 
     @property
     def duration_s(self) -> float:
@@ -292,7 +299,10 @@ def run_from_recording(recording: Recording) -> Run:
         if vehicle.name in vehicles:  # '' and 'vehicle/' both read 'vehicle': keep the second by its prefix
             vehicle.name = prefix
         vehicles[vehicle.name] = vehicle
-    return Run(recording, vehicles, _grid_of(recording, notes), t0_ns, invalid, notes)
+    grid = _grid_of(recording, notes)
+    blocks = world_blocks(recording.world_xml, recording.metadata_value(*WORLD_METADATA), recording.metadata)
+    return Run(recording, vehicles, grid, t0_ns, invalid, notes + blocks.notes, watchdog_of(recording.metadata_value),
+               blocks)
 
 
 def read_run(path: str | Path) -> Run:

@@ -40,6 +40,8 @@ DECODED_MESSAGE_BUDGET_BYTES = 16 << 20
 KEPT_BUDGET_BYTES = 64 << 20
 #: Latest log time a message may have: the largest signed 64-bit count of nanoseconds (year 2262) [ns].
 MAX_LOG_TIME_NS = 2**63 - 1
+#: Largest world attachment whose bytes are kept (the world file the run simulated, read for its blocks) [bytes].
+WORLD_ATTACHMENT_BUDGET_BYTES = 8 << 20
 
 
 def latest_only(reduce: Callable[[Any], tuple]) -> Callable[[Any], tuple]:
@@ -121,6 +123,7 @@ class Recording:
     decoded: dict[str, Decoded] = field(default_factory=dict)
     metadata: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     attachments: list[tuple[str, str, int]] = field(default_factory=list)  # (name, media type, size [bytes])
+    world_xml: bytes | None = None  # the first XML attachment's bytes (at most WORLD_ATTACHMENT_BUDGET_BYTES)
     decode_errors: dict[str, str] = field(default_factory=dict)  # topic -> why (some of) it was not decoded
     decode_failures: dict[str, int] = field(default_factory=dict)  # topic -> messages that failed to decode
     damaged_chunks: int = 0  # chunks whose contents could not be read (skipped)
@@ -264,6 +267,11 @@ class _Pass:
         self.pending.clear()
 
 
+def is_world_attachment(name: str, media_type: str) -> bool:
+    """Whether an attachment holds a world (XML by its name or its media type)."""
+    return name.lower().endswith(".xml") or "xml" in media_type.lower()
+
+
 def _read_errors() -> tuple[type[BaseException], ...]:
     """Exceptions that mean the bytes ran out or are damaged (a cut-short or corrupt file)."""
     from mcap.exceptions import McapError
@@ -372,3 +380,7 @@ def _dispatch(state: _Pass, record) -> None:
     elif isinstance(record, records.Attachment):
         state.keep(len(record.name) + len(record.media_type))
         state.recording.attachments.append((record.name, record.media_type, len(record.data)))
+        if state.recording.world_xml is None and is_world_attachment(record.name, record.media_type) \
+                and len(record.data) <= WORLD_ATTACHMENT_BUDGET_BYTES:
+            state.keep(len(record.data))
+            state.recording.world_xml = bytes(record.data)

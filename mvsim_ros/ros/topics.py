@@ -34,7 +34,9 @@ def frame_name(prefix: str, frame: str) -> str:
 
 
 class FrameLayout:
-    """How the node lays out the TF tree(s), set once per simulation session (`use`) and read by every publisher.
+    """How the node lays out the TF tree(s): made once per simulation session and handed to its publishers (in
+    their ros/publishing/context.PublishingContext). Every publisher that names a vehicle's frame in a message goes
+    through `frame`.
 
     Per-vehicle trees (MVSim's way, the default): each vehicle's transforms go on `<veh>/tf` and
     `<veh>/tf_static` with plain frame ids (odom, base_link, <sensor>). Single tree: every vehicle's transforms go
@@ -53,34 +55,20 @@ class FrameLayout:
         """Prefix of the tf / tf_static topics that carry vehicle `vehicle`'s transforms."""
         return "" if self.single_tree else self.topic_prefixes[vehicle]
 
+    def tf_topics(self) -> dict[str, list[int]]:
+        """The prefix of every tf / tf_static topic in use, with the vehicles whose transforms go on it (one each in
+        per-vehicle trees, all of them on '' in a single tree), in vehicle order."""
+        topics: dict[str, list[int]] = {}
+        for vehicle in range(len(self.topic_prefixes)):
+            topics.setdefault(self.tf_prefix(vehicle), []).append(vehicle)
+        return topics
+
     def frame(self, host: int, frame: str) -> str:
         """Frame id of `frame` (base_link, a sensor name, ...) on sensor host `host`: a vehicle index, or a negative
         number for the world (whose frames are never prefixed)."""
         if host < 0 or host >= len(self.frame_prefixes):
             return frame
         return frame_name(self.frame_prefixes[host], frame)
-
-
-_layout = FrameLayout()
-
-
-def use_frame_layout(layout: FrameLayout) -> None:
-    """Make `layout` the one `vehicle_frame` and `frame_layout` answer with (the node sets it as it builds a
-    simulation session, before the publishers)."""
-    global _layout
-    _layout = layout
-
-
-def frame_layout() -> FrameLayout:
-    """The TF layout in use (per-vehicle trees with plain frames until `use_frame_layout` is called)."""
-    return _layout
-
-
-def vehicle_frame(host: int, frame: str) -> str:
-    """Frame id of `frame` on sensor host `host` (vehicle index, or WORLD_HOST) in the TF layout in use: 'scan'
-    stays 'scan' in per-vehicle trees, becomes 'r1/scan' in a single tree. Every publisher that names a vehicle's
-    frame in a message goes through this."""
-    return _layout.frame(host, frame)
 
 
 class RosNameError(ValueError):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,8 +30,7 @@ from mvsim_ros.core.jit import kernel
 from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.sensors.scene import SKY_COLOR, Scene
-from mvsim_ros.world.elements.sensors import sensor_values
-from mvsim_ros.world.specs import Pose3, SensorSpec
+from mvsim_ros.world.specs import PinholeImage, Pose3, SensorSpec
 
 #: Optical frame relative to an X-forward body: yaw -90 deg, pitch 0, roll -90 deg.
 BODY_TO_OPTICAL = Pose3(yaw=-math.pi / 2, roll=-math.pi / 2).rotation()
@@ -52,13 +52,9 @@ class Intrinsics:
     clip_max: float
 
     @classmethod
-    def from_spec(cls, spec: SensorSpec, prefix: str = "", clip_prefix: str | None = None) -> "Intrinsics":
-        """The intrinsics named `<prefix>ncols`, `<prefix>fx`, ... and the clip distances `<clip_prefix>clip_min`,
-        `<clip_prefix>clip_max` (clip_prefix defaults to prefix) of a camera's parameters."""
-        v = sensor_values(spec)
-        clip = prefix if clip_prefix is None else clip_prefix
-        return cls(v[prefix + "ncols"], v[prefix + "nrows"], v[prefix + "cx"], v[prefix + "cy"], v[prefix + "fx"],
-                   v[prefix + "fy"], v[clip + "clip_min"], v[clip + "clip_max"])
+    def from_image(cls, image: PinholeImage) -> "Intrinsics":
+        """The intrinsics of one image of a camera's spec (world/specs/sensor_params.py)."""
+        return cls(image.ncols, image.nrows, image.cx, image.cy, image.fx, image.fy, image.clip_min, image.clip_max)
 
     def k(self) -> np.ndarray:
         """The 3x3 camera matrix."""
@@ -74,6 +70,16 @@ class Intrinsics:
         p[2, 2], p[2, 3] = -(f + n) / (f - n), -2 * f * n / (f - n)
         p[3, 2] = -1.0
         return p
+
+
+class RenderView(NamedTuple):
+    """One view a rendered sensor draws per sample: its `intrinsics`, the 4x4 pose of its optical frame on the
+    sensor's host (`host_from_optical`, host <- optical), and whether its colours and its depths are read back."""
+
+    intrinsics: Intrinsics
+    host_from_optical: np.ndarray
+    want_rgb: bool
+    want_depth: bool
 
 
 @dataclass
@@ -185,47 +191,63 @@ class Camera:
         self.kind = spec.kind
         self.vehicle = vehicle
         self.rng = rng
-        values = sensor_values(spec)
-        self.period = values["sensor_period"]
+        params = spec.params
+        self.period = params.sensor_period
         self.schedule = Periodic(self.period)
         body = pose3_matrix(spec.pose)
         if spec.kind == "rgbd_camera":
             rotation = spec.pose.rotation() @ BODY_TO_OPTICAL
-            self.rgb = Intrinsics.from_spec(spec, "rgb_") if values["sense_rgb"] else None
-            self.depth = Intrinsics.from_spec(spec, "depth_") if values["sense_depth"] else None
-            self.depth_noise = values["depth_noise_sigma"]
-            self.depth_resolution = values["depth_resolution"]
+            self.rgb = Intrinsics.from_image(params.rgb_image()) if params.sense_rgb else None
+            self.depth = Intrinsics.from_image(params.depth_image()) if params.sense_depth else None
+            self.depth_noise = params.depth_noise_sigma
+            self.depth_resolution = params.depth_resolution
             #: Whether the depth image (and its CameraInfo) is published (MVSim's publish_ros_depth_image), and
             #: whether the points carry colour (publish_ros_colored_pointcloud).
-            self.publish_depth_image = values["publish_ros_depth_image"]
-            self.colored_points = values["publish_ros_colored_pointcloud"]
-            vehicle_from_rgb = body @ pose3_matrix(values["relativePoseIntensityWRTDepth"])
+            self.publish_depth_image = params.publish_ros_depth_image
+            self.colored_points = params.publish_ros_colored_pointcloud
+            vehicle_from_rgb = body @ pose3_matrix(params.relativePoseIntensityWRTDepth)
         else:
             rotation = spec.pose.rotation()
-            self.rgb, self.depth, self.depth_noise, self.depth_resolution = Intrinsics.from_spec(spec), None, 0.0, 0.0
+            self.rgb, self.depth = Intrinsics.from_image(params.image()), None
+            self.depth_noise = self.depth_resolution = 0.0
             self.publish_depth_image = self.colored_points = False
             vehicle_from_rgb = pose3_matrix(spec.pose, rotation)
+        vehicle_from_optical = pose3_matrix(spec.pose, rotation)
         #: The optical frame on the host (the pose of the frame named after the sensor, from base_link, or from
         #: map for a world camera); for an rgbd_camera, the depth image's.
-        self.optical_pose = _matrix_pose(pose3_matrix(spec.pose, rotation))
+        self.optical_pose = _matrix_pose(vehicle_from_optical)
         #: The RGB image's optical frame on the host (the same as optical_pose but for an rgbd_camera whose
         #: relativePoseIntensityWRTDepth moves it).
         self.rgb_optical_pose = _matrix_pose(vehicle_from_rgb)
-        self._vehicle_from_optical = pose3_matrix(spec.pose, rotation)
-        self._vehicle_from_rgb = vehicle_from_rgb
-        self._rgb_apart = not np.allclose(vehicle_from_rgb, self._vehicle_from_optical, atol=1e-12)
+        self._vehicle_from_optical = vehicle_from_optical
+        rgb_apart = not np.allclose(vehicle_from_rgb, vehicle_from_optical, atol=1e-12)
         #: 4x4 pose of the depth optical frame in the RGB one, None when the two coincide.
-        self.rgb_from_depth = (np.linalg.inv(vehicle_from_rgb) @ self._vehicle_from_optical if self._rgb_apart
-                               else None)
-        #: Framebuffers by image ('both', 'rgb', 'depth'), made on first use; the images drawn and not yet read.
+        self.rgb_from_depth = np.linalg.inv(vehicle_from_rgb) @ vehicle_from_optical if rgb_apart else None
+        #: The views a sample draws, each named for its framebuffer ('both', 'rgb', 'depth'): one view gives both
+        #: images when they share their intrinsics and pose.
+        if self.rgb is not None and self.rgb == self.depth and not rgb_apart:
+            self._views = {"both": RenderView(self.depth, vehicle_from_optical, True, True)}
+        else:
+            self._views = {}
+            if self.rgb is not None:
+                self._views["rgb"] = RenderView(self.rgb, vehicle_from_rgb if rgb_apart else vehicle_from_optical,
+                                                True, False)
+            if self.depth is not None:
+                self._views["depth"] = RenderView(self.depth, vehicle_from_optical, False, True)
+        #: Framebuffers by view name, made on first use; the views drawn and not yet read.
         self._targets: dict[str, RenderTarget] = {}
-        self._pending: list[tuple[str, RenderTarget, Intrinsics]] = []
+        self._pending: list[tuple[RenderTarget, RenderView]] = []
         #: The latest frame `capture` rendered, None before the first.
         self.latest: CameraFrame | None = None
 
     def due(self, now: float) -> bool:
         """True (and the next sample scheduled) when a sample is due at simulated time `now` [s]."""
         return self.schedule.due(now)
+
+    def render_views(self) -> list[RenderView]:
+        """The views a sample draws, in drawing order: one for RGB and depth together when they share intrinsics
+        and pose, else the RGB view and/or the depth view."""
+        return list(self._views.values())
 
     def world_from_optical(self, vehicle_pose) -> np.ndarray:
         """4x4 pose of the optical frame in the world, with the host at pose (x, y, yaw) or
@@ -240,29 +262,21 @@ class Camera:
 
     def submit(self, scene: Scene, vehicle_pose) -> None:
         """Draw the images of this camera (as `capture`) without waiting for the renderer; `collect` reads them.
-        Each image has a framebuffer of its own, so that none is drawn over before it is read."""
-        pose = self.world_from_optical(vehicle_pose)
-        ctx = scene.ctx
-        if self.rgb is not None and self.depth is not None and self.rgb == self.depth and not self._rgb_apart:
-            views = [("both", self.depth, pose)]
-        else:
-            rgb_pose = host_matrix(vehicle_pose) @ self._vehicle_from_rgb if self._rgb_apart else pose
-            views = [(kind, intrinsics, at) for kind, intrinsics, at in (("rgb", self.rgb, rgb_pose),
-                                                                         ("depth", self.depth, pose))
-                     if intrinsics is not None]
+        Each view has a framebuffer of its own, so that none is drawn over before it is read."""
+        base = host_matrix(vehicle_pose)
         self._pending = []
-        for kind, intrinsics, at in views:
-            fb = self._targets.get(kind)
+        for name, view in self._views.items():
+            fb = self._targets.get(name)
             if fb is None:
-                fb = self._targets[kind] = RenderTarget(ctx, intrinsics.ncols, intrinsics.nrows)
-            draw_view(scene, fb, intrinsics, at, kind != "depth")
-            self._pending.append((kind, fb, intrinsics))
+                fb = self._targets[name] = RenderTarget(scene.ctx, view.intrinsics.ncols, view.intrinsics.nrows)
+            draw_view(scene, fb, view.intrinsics, base @ view.host_from_optical, view.want_rgb)
+            self._pending.append((fb, view))
 
     def collect(self) -> CameraFrame:
         """The frame `submit` drew: read back, depths as the sensor gives them; also kept as `latest`."""
         rgb = depth = None
-        for kind, fb, intrinsics in self._pending:
-            frame = read_view(fb, intrinsics, kind != "depth", kind != "rgb")
+        for fb, view in self._pending:
+            frame = read_view(fb, view.intrinsics, view.want_rgb, view.want_depth)
             rgb = frame.rgb if frame.rgb is not None else rgb
             depth = frame.depth if frame.depth is not None else depth
         self._pending = []

@@ -18,7 +18,6 @@ import numpy as np
 
 from mvsim_ros.sensors.host_placement import host_matrix
 from mvsim_ros.core.schedule import Periodic
-from mvsim_ros.world.elements.sensors import sensor_values
 from mvsim_ros.world.specs import SensorSpec
 
 WGS84_A = 6378137.0  #: semi-major axis [m]
@@ -101,10 +100,10 @@ class Gnss:
         self.geo = geo
         self.no_coverage = no_coverage  # regions with .contains(x, y, z)
         self.rng = rng
-        values = sensor_values(spec)
-        self.period = values["sensor_period"]
-        self.horizontal_noise = values["horizontal_std_noise"]
-        self.vertical_noise = values["vertical_std_noise"]
+        params = spec.params
+        self.period = params.sensor_period
+        self.horizontal_noise = params.horizontal_std_noise
+        self.vertical_noise = params.vertical_std_noise
         self.schedule = Periodic(self.period)
 
     def due(self, now: float) -> bool:

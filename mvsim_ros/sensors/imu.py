@@ -29,7 +29,6 @@ import numpy as np
 from mvsim_ros.core.jit import kernel
 from mvsim_ros.sensors.host_placement import pose6
 from mvsim_ros.core.schedule import Periodic
-from mvsim_ros.world.elements.sensors import sensor_values
 from mvsim_ros.world.specs import SensorSpec
 
 
@@ -56,15 +55,15 @@ class Imu:
         self.vehicle = vehicle
         self.gravity = gravity
         self.rng = rng
-        values = sensor_values(spec)
-        self.period = values["sensor_period"]
-        self.gyro_noise = values["angular_velocity_white_noise_std_noise"]
-        self.accel_noise = values["linear_acceleration_white_noise_std_noise"]
-        self.gyro_walk = values["angular_velocity_random_walk_std_noise"]
-        self.accel_walk = values["linear_acceleration_random_walk_std_noise"]
+        params = spec.params
+        self.period = params.sensor_period
+        self.gyro_noise = params.angular_velocity_white_noise_std_noise
+        self.accel_noise = params.linear_acceleration_white_noise_std_noise
+        self.gyro_walk = params.angular_velocity_random_walk_std_noise
+        self.accel_walk = params.linear_acceleration_random_walk_std_noise
         #: Whether readings carry a measured orientation, and its noise [rad].
-        self.measure_orientation = values["measure_orientation"]
-        self.orientation_noise = values["orientation_std_noise"]
+        self.measure_orientation = params.measure_orientation
+        self.orientation_noise = params.orientation_std_noise
         c, s = math.cos(world_to_enu), math.sin(world_to_enu)
         self._enu_from_world = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
         self.gyro_bias = np.zeros(3)

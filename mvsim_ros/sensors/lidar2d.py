@@ -5,9 +5,10 @@ sensor_msgs/LaserScan orders them. A beam returns the distance to the first soli
 walls, <walls>, vertical planes, blocks and actors whose height span contains the sensor's height (from their
 initial z: a block's zmin..zmax, an actor's 0..collision_height), and other vehicles when
 `bodies_visible` is true (never the sensor's own vehicle, never intangible bodies). Beyond max_range (or
-below range_min) a beam reads +inf ("no return", REP 117). Noise: a Gaussian range error (range_std_noise [m])
-and a Gaussian bearing error (angle_std_noise_deg) per beam, from a seeded generator (MVSim's defaults:
-0.01 m and 0.01 deg, so a lidar without noise tags is noisy; set both to 0 for exact ranges).
+below range_min) a beam reads +inf ("no return", REP 117; `limit_ranges`, which every path applies). Noise: a
+Gaussian range error (range_std_noise [m]) and a Gaussian bearing error (angle_std_noise_deg) per beam, from a
+seeded generator (MVSim's defaults: 0.01 m and 0.01 deg, so a lidar without noise tags is noisy; set both to 0 for
+exact ranges).
 
 `raytrace_3d` true: the ranges are measured on the GPU instead (`render_scan`), so the beam sees 3D shapes (a
 table top above the beam, a block below it: no return). The scene is rendered as one to four depth faces side by
@@ -17,7 +18,8 @@ the sensor's full `<pose_3d>`; each beam reads its exact sub-pixel column by lin
 the 2D path; other vehicles are seen only with bodies_visible, and the sensor's own vehicle is rendered (and seen)
 unless `ignore_parent_body` is true, as in MVSim (the 2D path never sees it).
 
-Parameters, their MVSim names and defaults: world/params/sensor_tables.py (sensor.laser). The sensor's height is
+Parameters: the spec's LaserParams (world/specs/sensor_params.py; names, units and defaults in
+world/params/sensor_tables.py, sensor.laser). The sensor's height is
 the z of its pose (`height`, or `pose_3d`): the 2D path uses it to tell which blocks and actors its plane cuts.
 """
 
@@ -27,17 +29,20 @@ import math
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import Box2D
 import numpy as np
 
+from mvsim_ros.core.jit import allocation_free_kernel
+from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.bodies import BodyTag
-from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix, matrix_pose6, pose6
-from mvsim_ros.world.elements.sensors import sensor_values
-from mvsim_ros.world.specs import SensorSpec, WorldSpec
+from mvsim_ros.world.specs import LaserParams, SensorSpec, WorldSpec
+
+if TYPE_CHECKING:  # the GL side is imported where the GPU path runs, so that 2D ray casting never loads it
+    from mvsim_ros.sensors.camera import Intrinsics, RenderView
 
 
 @dataclass
@@ -57,19 +62,38 @@ class LidarParams:
     ignore_parent_body: bool
 
     @classmethod
-    def from_spec(cls, spec: SensorSpec) -> "LidarParams":
-        """The lidar's parameters from its spec (read through the sensor.laser table)."""
-        v = sensor_values(spec)
-        params = cls(fov=v["fov_degrees"], rays=v["nrays"], range_min=v["range_min"], range_max=v["max_range"],
-                     range_noise=v["range_std_noise"], angle_noise=v["angle_std_noise_deg"],
-                     bodies_visible=v["bodies_visible"], period=v["sensor_period"], raytrace_3d=v["raytrace_3d"],
-                     ignore_parent_body=v["ignore_parent_body"])
-        return params
+    def from_laser(cls, laser: LaserParams) -> "LidarParams":
+        """The lidar's parameters from its spec's (world/specs/sensor_params.py LaserParams)."""
+        return cls(fov=laser.fov_degrees, rays=laser.nrays, range_min=laser.range_min, range_max=laser.max_range,
+                   range_noise=laser.range_std_noise, angle_noise=laser.angle_std_noise_deg,
+                   bodies_visible=laser.bodies_visible, period=laser.sensor_period, raytrace_3d=laser.raytrace_3d,
+                   ignore_parent_body=laser.ignore_parent_body)
 
     @property
     def angles(self) -> np.ndarray:
         """Beam bearings in the sensor frame [rad]."""
         return np.linspace(-0.5 * self.fov, 0.5 * self.fov, self.rays)
+
+
+@allocation_free_kernel
+def limit_ranges(ranges, range_min, range_max):
+    """In place over the 1-D float64 `ranges` [m]: every range outside [range_min, range_max] [m] (and NaN) becomes
+    +inf, no return (REP 117). The one range limit of every 2D scan: `Lidar2D.scan`, `Lidar2D.collect_render` and the
+    compiled fast path (runtime/fast_path/scans.py serve_scans) all call it."""
+    for j in range(ranges.size):
+        if not range_min <= ranges[j] <= range_max:
+            ranges[j] = math.inf
+
+
+class DepthFaces(NamedTuple):
+    """The depth faces a raytrace_3d scan renders side by side over the field of view: their `intrinsics` (one
+    face's), each face's 4x4 optical pose on the host (`host_from_faces`, host <- face
+    optical), the bearings of their centres [rad] and their angular width [rad] (<= 90 deg)."""
+
+    intrinsics: Intrinsics
+    host_from_faces: list[np.ndarray]
+    centres: np.ndarray
+    width: float
 
 
 class ScanSample(NamedTuple):
@@ -102,7 +126,7 @@ class Lidar2D:
     def __init__(self, spec: SensorSpec, vehicle: int, world: WorldSpec, rng: np.random.Generator):
         self.spec = spec
         self.vehicle = vehicle
-        self.params = LidarParams.from_spec(spec)
+        self.params = LidarParams.from_laser(spec.params)
         self.rng = rng
         self._angles = self.params.angles
         #: Noise drawn ahead for scans measured elsewhere (noise_ahead), and the first not used yet.
@@ -161,10 +185,10 @@ class Lidar2D:
         bearings = yaw + pose.yaw + self._angles
         if p.angle_noise > 0:
             bearings = bearings + bearing_error
-        ranges = self._cast(box2d_world, origin, bearings)
+        ranges = self.ray_cast(box2d_world, origin, bearings)
         if p.range_noise > 0:
             ranges = ranges + range_error
-        ranges[(ranges < p.range_min) | (ranges > p.range_max)] = np.inf
+        limit_ranges(ranges, float(p.range_min), float(p.range_max))
         self.latest = ScanSample(ranges, (origin[0], origin[1], z + pose.z, yaw + pose.yaw, 0.0, 0.0))
         return ranges
 
@@ -236,10 +260,11 @@ class Lidar2D:
             self._index_for = weakref.ref(box2d_world)
         return self._index.address
 
-    def _cast(self, box2d_world: Box2D.b2World, origin: tuple[float, float], bearings: np.ndarray) -> np.ndarray:
-        """Ranges [m] (+inf: nothing within range_max) of beams from `origin` along world `bearings` [rad]: in one
-        compiled call through the Box2D shim when it is there, else one pybox2d ray cast (and Python callback) per
-        beam; both give the same numbers."""
+    def ray_cast(self, box2d_world: Box2D.b2World, origin: tuple[float, float], bearings: np.ndarray) -> np.ndarray:
+        """Ranges [m] (+inf: nothing within range_max) of beams from `origin` (x, y) [m] along world `bearings`
+        [rad], seeing what this lidar sees, without noise or range_min: `scan`'s ray cast alone. In one compiled
+        call through the Box2D shim when it is there, else one pybox2d ray cast (and Python callback) per beam;
+        both give the same numbers."""
         range_max = self.params.range_max
         if box2d_native.AVAILABLE:
             return box2d_native.ray_scan(box2d_native.address(box2d_world), self.static_index_address(box2d_world),
@@ -256,8 +281,21 @@ class Lidar2D:
 
     # --- GPU path (raytrace_3d) ---------------------------------------------------------------------------------
 
-    def _face_layout(self):
-        """Depth-face intrinsics, the 4x4 vehicle -> face optical transforms and the faces' centre bearings."""
+    def depth_faces(self) -> DepthFaces:
+        """The depth faces of the GPU path (made on first use, then kept)."""
+        if self._faces is None:
+            self._faces = self._face_layout()
+        return self._faces
+
+    def render_views(self) -> list[RenderView]:
+        """The views a GPU scan draws: each depth face, depths only."""
+        from mvsim_ros.sensors.camera import RenderView
+
+        faces = self.depth_faces()
+        return [RenderView(faces.intrinsics, m, False, True) for m in faces.host_from_faces]
+
+    def _face_layout(self) -> DepthFaces:
+        """The depth faces covering the field of view, each <= 90 deg wide, beams at their edges one pixel inside."""
         from mvsim_ros.sensors.camera import BODY_TO_OPTICAL, Intrinsics, pose3_matrix
 
         p = self.params
@@ -272,7 +310,7 @@ class Lidar2D:
         centres = -0.5 * p.fov + (np.arange(n) + 0.5) * width
         rot = self.spec.pose.rotation()
         mats = [pose3_matrix(self.spec.pose, rot @ _rz(c) @ BODY_TO_OPTICAL) for c in centres]
-        return intr, mats, centres, width
+        return DepthFaces(intr, mats, centres, width)
 
     def _unrendered(self, count: int) -> np.ndarray:
         """Which of `count` vehicles are not rendered: the own one with ignore_parent_body, every one without
@@ -294,9 +332,7 @@ class Lidar2D:
         still be drawing when this returns)."""
         from mvsim_ros.sensors.camera import RenderTarget, draw_view
 
-        if self._faces is None:
-            self._faces = self._face_layout()
-        intr, mats, _, _ = self._faces
+        intr, mats, _, _ = self.depth_faces()
         base = host_matrix(vehicle_pose)
         # One framebuffer per face, all drawn before any is read: one wait for the renderer per scan.
         for k in range(len(mats)):
@@ -335,7 +371,7 @@ class Lidar2D:
         ranges = z / np.cos(delta)
         if p.range_noise > 0:
             ranges = ranges + range_error
-        ranges[~(ranges >= p.range_min) | (ranges > p.range_max)] = np.inf
+        limit_ranges(ranges, float(p.range_min), float(p.range_max))
         self.latest = ScanSample(ranges, matrix_pose6(base @ self._mount_matrix))
         return ranges
 

@@ -32,10 +32,9 @@ import numpy as np
 from mvsim_ros.core.jit import kernel
 from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.host_placement import host_matrix
-from mvsim_ros.sensors.camera import BODY_TO_OPTICAL, Intrinsics, RenderTarget, draw_view, pose3_matrix
+from mvsim_ros.sensors.camera import BODY_TO_OPTICAL, Intrinsics, RenderTarget, RenderView, draw_view, pose3_matrix
 from mvsim_ros.sensors.lidar2d import vehicles_hidden
 from mvsim_ros.sensors.scene import Scene
-from mvsim_ros.world.elements.sensors import LIDAR3D_MIN_FACE_PX, sensor_values
 from mvsim_ros.world.specs import SensorSpec
 
 
@@ -52,16 +51,16 @@ class Lidar3D:
         self.spec = spec
         self.vehicle = vehicle
         self.rng = rng
-        v = sensor_values(spec)
-        self.vert_fov = v["vert_fov_degrees"]
-        self.rings, self.columns = v["vert_nrays"], v["horz_nrays"]
-        self.range_min, self.range_max = v["min_range"], v["max_range"]
-        self.range_noise = v["range_std_noise"]
-        self.period = v["sensor_period"]
-        self.ignore_parent_body = v["ignore_parent_body"]
+        params = spec.params
+        self.vert_fov = params.vert_fov_degrees
+        self.rings, self.columns = params.vert_nrays, params.horz_nrays
+        self.range_min, self.range_max = params.min_range, params.max_range
+        self.range_noise = params.range_std_noise
+        self.period = params.sensor_period
+        self.ignore_parent_body = params.ignore_parent_body
         #: Whether point intensities are the grey level of the rendered scene (else 1).
-        self.generate_intensity = v["generate_intensity"]
-        angles = v["vertical_ray_angles"]
+        self.generate_intensity = params.generate_intensity
+        angles = params.vertical_ray_angles
         self.schedule = Periodic(self.period)
         if angles:
             self.elevations = np.array(sorted(angles), dtype=float)
@@ -69,10 +68,10 @@ class Lidar3D:
             self.elevations = (np.linspace(-0.5 * self.vert_fov, 0.5 * self.vert_fov, self.rings) if self.rings > 1
                                else np.zeros(1))
         self.azimuths = -math.pi + 2 * math.pi * np.arange(self.columns) / self.columns
-        width = v["fbo_ncols"] or max(LIDAR3D_MIN_FACE_PX, math.ceil(v["horz_resolution_factor"] * self.columns / 4))
+        width = params.face_width_px()
         width = max(64, width + width % 2)
         f = 0.5 * (width - 2)  # 90 deg across, beams at +-45 deg stay one pixel inside
-        fy = f * v["vert_resolution_factor"]
+        fy = f * params.vert_resolution_factor
         steepest = float(np.max(np.abs(self.elevations)))
         half_h = fy * math.tan(steepest) / math.cos(math.pi / 4) + 2
         height = 2 * int(math.ceil(half_h)) + 2
@@ -114,6 +113,10 @@ class Lidar3D:
     def due(self, now: float) -> bool:
         """True (and the next sample scheduled) when a sample is due at simulated time `now` [s]."""
         return self.schedule.due(now)
+
+    def render_views(self) -> list[RenderView]:
+        """The four depth faces a scan draws (their colours too with generate_intensity), in drawing order."""
+        return [RenderView(self.face, m, self.generate_intensity, True) for m in self._vehicle_from_faces]
 
     def render_faces(self, scene: Scene, vehicle_pose) -> np.ndarray:
         """(4, rows, cols) depth [m] of the four faces (+inf: nothing), the host at pose (x, y, yaw) or

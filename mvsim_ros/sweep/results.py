@@ -144,8 +144,21 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+#: Axis label of each metric in the plots: its name and unit (mvsim_ros.sweep.run documents each one).
+METRIC_LABELS = {"path_length": "path length [m]", "final_x": "final x [m]", "final_y": "final y [m]",
+                 "time_to_goal": "time to goal [s]", "collisions": "collisions [count]", "energy": "energy [J]",
+                 "min_obstacle_distance": "nearest obstacle [m]", "path_error_mean": "mean path error [m]",
+                 "path_error_max": "largest path error [m]"}
+
+
+def metric_label(metric: str) -> str:
+    """The y-axis label of a metric's plot, with its unit ('path length [m]'); the bare name when unknown."""
+    return METRIC_LABELS.get(metric, metric)
+
+
 def plot_metrics(rows: list[dict], folder: Path) -> list[Path]:
-    """One PNG per metric: its value per run, grouped by world and parameters (box plot)."""
+    """One PNG per metric: its value per run, grouped by world and parameters (box plot); the y axis names the
+    metric and its unit, the x axis the run groups."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -168,6 +181,8 @@ def plot_metrics(rows: list[dict], folder: Path) -> list[Path]:
                         [" ".join([k[0].removesuffix(".world.xml"), *(f"{a[6:]}={b}" for a, b in k[1:])])
                          for k, _ in data], rotation=30, ha="right", fontsize=7)
         axes.set_title(metric)
+        axes.set_ylabel(metric_label(metric))
+        axes.set_xlabel("world and parameters (one box per group of runs)")
         axes.grid(alpha=0.3)
         figure.tight_layout()
         path = folder / f"{metric}.png"

@@ -7,7 +7,7 @@ Metrics of the driven vehicle, sampled every control period (SI units):
     time_to_goal [s]           first time within the goal's radius (NaN: never, or no goal)
     collisions                 contacts begun (with walls, blocks or vehicles)
     energy [J]                 sum over its wheels of |drive torque x spin rate| x period
-    min_obstacle_distance [m]  shortest range its 2D lidars measured (NaN: no lidar)
+    min_obstacle_distance [m]  shortest range its 2D lidars measured, each at its own rate (NaN: no lidar)
     path_error_mean, path_error_max [m]   distance to the reference path (NaN: no reference)
 A run that cannot be built or that diverges is a failed row: status 'failed' and the reason, metrics NaN.
 """
@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from mvsim_ros.sweep.program import driver_of
+from mvsim_ros.world import with_sensor_params
 from mvsim_ros.sweep.spec import RunSpec
 
 METRICS = ("path_length", "final_x", "final_y", "time_to_goal", "collisions", "energy", "min_obstacle_distance",
@@ -46,8 +47,7 @@ def _with_parameters(world, parameters: list[tuple[str, Any]]):
                                    f"({controller.kind}; known: {', '.join(sorted(controller.params))})")
                 controller = dataclasses.replace(controller, params={**controller.params, key: float(value)})
             elif kind == "sensor":
-                sensors = [dataclasses.replace(s, params={**s.params, key: value}) if key in s.params else s
-                           for s in sensors]
+                sensors = [with_sensor_params(s, {key: value}) if key in s.params else s for s in sensors]
         vehicles.append(dataclasses.replace(vehicle, friction=friction, controller=controller, sensors=sensors))
     return dataclasses.replace(world, vehicles=vehicles)
 
@@ -92,17 +92,23 @@ def execute_run(run: RunSpec) -> dict:
 
 
 def _measure(run: RunSpec, row: dict) -> None:
+    """Build the run's world and drive its vehicle for the run's duration through the runtime Runner: the program's
+    command every control period, the vehicle's 2D lidars measured by a SensorRunner on their own schedules; fills
+    `row`'s metrics."""
     from mvsim_ros.physics import Simulation
-    from mvsim_ros.sensors.suite import build_sensors
+    from mvsim_ros.runtime.runner import Runner
+    from mvsim_ros.runtime.sensor_runner import SensorRunner
+    from mvsim_ros.sensors.suite import Sensors, build_sensors
     from mvsim_ros.world import load_world
 
     settings, params = run.settings, list(run.parameters)
     variables = {k.partition(".")[2]: str(v) for k, v in params if k.startswith("world.")}
     world = _with_parameters(load_world(run.world, random_seed=run.seed, variables=variables), params)
     sim = Simulation(world, command_timeout=0.0)
-    sensors = build_sensors(world, seed=run.seed)
     vehicle = 0 if settings["vehicle"] is None else sim.vehicle_index(settings["vehicle"])
-    lidars = [lidar for lidar in sensors.lidars if lidar.vehicle == vehicle]
+    lidars = [lidar for lidar in build_sensors(world, seed=run.seed).lidars if lidar.vehicle == vehicle]
+    nearest = _NearestRange()
+    runner = Runner(sim, 0.0, [SensorRunner(sim, Sensors(lidars=lidars), on_measured=nearest.take)])
     wheels = np.flatnonzero(sim.wheels.vehicle == vehicle)
     drive, period = driver_of(settings["program"]), settings["control_period"]
     per_period = max(1, round(period / sim.dt))
@@ -110,12 +116,14 @@ def _measure(run: RunSpec, row: dict) -> None:
     goal, reference = settings["goal"], settings["reference"]
     x0, y0 = sim.pose[vehicle][:2]
     length = energy = 0.0
-    collisions, touching, closest, errors, reached = 0, False, math.inf, [], math.nan
+    collisions, touching, errors, reached = 0, False, [], math.nan
     sim.take_collisions()
     while sim.steps < total:
         v, w = drive(sim, vehicle, sim.time)
         sim.set_twist(vehicle, float(v), float(w))
-        sim.step_many(min(per_period, total - sim.steps))
+        until = min(sim.steps + per_period, total)
+        while sim.steps < until:  # batches up to each lidar sample, served in between
+            runner.advance(until - sim.steps)
         x, y = (float(c) for c in sim.pose[vehicle][:2])
         length += math.hypot(x - x0, y - y0)
         x0, y0 = x, y
@@ -123,17 +131,27 @@ def _measure(run: RunSpec, row: dict) -> None:
         hit = bool(sim.take_collisions()[vehicle])
         collisions += hit and not touching
         touching = bool(sim.collision_now[vehicle])
-        for lidar in lidars:
-            ranges = lidar.scan(sim.box2d.world, sim.pose[lidar.vehicle])
-            finite = ranges[np.isfinite(ranges)]
-            if finite.size:
-                closest = min(closest, float(finite.min()))
         if goal is not None and math.isnan(reached) and math.hypot(x - goal[0], y - goal[1]) <= goal[2]:
             reached = sim.time
         if reference is not None:
             errors.append(_distance_to_path(x, y, reference))
+    closest = nearest.range
     row.update(path_length=length, final_x=x0, final_y=y0, time_to_goal=reached, collisions=float(collisions),
                energy=energy, min_obstacle_distance=closest if lidars and math.isfinite(closest) else math.nan,
                sim_seconds=sim.time)
     if errors:
         row.update(path_error_mean=float(np.mean(errors)), path_error_max=float(np.max(errors)))
+
+
+class _NearestRange:
+    """The shortest finite range [m] of the 2D lidar scans handed to `take` (math.inf before any)."""
+
+    def __init__(self) -> None:
+        self.range = math.inf
+
+    def take(self, measured) -> None:
+        """Fold in the scans of one runtime.sensor_runner.Measured."""
+        for _, ranges in measured.scans:
+            finite = ranges[np.isfinite(ranges)]
+            if finite.size:
+                self.range = min(self.range, float(finite.min()))

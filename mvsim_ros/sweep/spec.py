@@ -18,6 +18,9 @@
       circle: [0.0, 1.25, 1.25]
     run_timeout: 600            # [s] of wall time a run may take before it fails as timed out
 
+A world not found relative to the sweep file is looked for where the simulator node looks for world files (the
+current directory, then the package's worlds: mvsim_ros.world.files.world_path).
+
 Each run is (world, parameter values, seed); its id hashes those and the program, so a sweep resumed later
 recognises the runs it already has (run_timeout is not part of it). The file is read within the budgets of
 `safe_yaml`, and a sweep of more than MAX_RUNS runs is refused before any run is built (the count is the product of
@@ -38,6 +41,8 @@ import yaml
 
 from mvsim_ros.sweep.errors import SweepError
 from mvsim_ros.sweep.safe_yaml import YamlBudgetError, read_yaml
+from mvsim_ros.world import WorldFileError
+from mvsim_ros.world.files.world_path import resolve_world_path
 
 #: Prefixes a parameter name may have, and what they set.
 PARAMETER_KINDS = {"world": "a ${variable} of the world file", "friction": "every vehicle's friction parameter",
@@ -168,11 +173,25 @@ def load_sweep(path: str | Path, max_runs: int = MAX_RUNS) -> SweepSpec:
         raise _fail(path, "seeds: expected a count >= 1 or a list of seeds >= 0 (below 2**63)")
     seed_count = seeds if isinstance(seeds, int) else len(seeds)
     _check_count(path, len(worlds) * math.prod(len(v) for v in parameters.values()) * seed_count, max_runs)
-    worlds = [str((path.parent / w).resolve()) if not Path(w).is_absolute() else w for w in worlds]
+    worlds = [_world_file(path, w) for w in worlds]
     settings = _settings(path, data)
     return SweepSpec(path, worlds, {str(k): list(v) for k, v in parameters.items()},
                      list(range(seeds)) if isinstance(seeds, int) else seeds, settings,
                      _number(path, data, "run_timeout", DEFAULT_RUN_TIMEOUT), max_runs)
+
+
+def _world_file(path: Path, name: str) -> str:
+    """The absolute path of a world the sweep file `path` names: relative to the sweep file's folder; a name not
+    found there is looked for as the simulator node looks for world files (mvsim_ros.world.files.world_path: the
+    current directory, then the package's worlds); one found nowhere stays relative to the sweep file, and its runs
+    fail saying so."""
+    beside = Path(name) if Path(name).is_absolute() else (path.parent / name).resolve()
+    if beside.exists():
+        return str(beside)
+    try:
+        return str(resolve_world_path(name))
+    except WorldFileError:
+        return str(beside)
 
 
 def _number(path: Path, data: dict, key: str, default: float, low: float = 0.0) -> float:

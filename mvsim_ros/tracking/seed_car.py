@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mvsim_ros.core.package_share import package_share_directory
 from mvsim_ros.world import load_world_string
+from mvsim_ros.world.files.world_path import WORLDS_FOLDER, resolve_world_path
 from mvsim_ros.world.specs import WorldSpec
 from mvsim_ros.world.elements.vehicles import PACEJKA_SURFACES
 
-#: The world file: in the source tree, else in the installed share directory.
-SEED_CAR_WORLD = Path(__file__).resolve().parents[2] / "worlds" / "seed002_car.world.xml"
+#: The racecar's world file name, in the package's worlds/ folder.
+SEED_CAR_WORLD_NAME = "seed002_car.world.xml"
 #: Its vehicle's name.
 SEED_CAR_NAME = "racecar"
 #: Surfaces with Pacejka tyre coefficients (dry, wet, snow, ice).
@@ -20,14 +20,9 @@ _ROOT_TAG = '<mvsim_world version="1.0">'
 
 
 def seed_car_world_path() -> Path:
-    """The world file, from the source tree or the installed share directory (FileNotFoundError if neither)."""
-    if SEED_CAR_WORLD.is_file():
-        return SEED_CAR_WORLD
-    share = package_share_directory()  # None without an ament index (a plain pip install): the source tree only
-    installed = share / "worlds" / SEED_CAR_WORLD.name if share is not None else SEED_CAR_WORLD
-    if installed.is_file():
-        return installed
-    raise FileNotFoundError(f"cannot find {SEED_CAR_WORLD.name} (looked in {SEED_CAR_WORLD.parent})")
+    """The world file, found as every world name is (world.files.world_path: the source tree, the ament share
+    directory or the installed one); FileNotFoundError listing the places looked in."""
+    return resolve_world_path(f"{WORLDS_FOLDER}/{SEED_CAR_WORLD_NAME}")
 
 
 def seed_car_world(surface: str = "dry", chassis: tuple[float, float] | None = None,
@@ -49,4 +44,4 @@ def seed_car_world(surface: str = "dry", chassis: tuple[float, float] | None = N
     return load_world_string(text.replace(_ROOT_TAG, _ROOT_TAG + defined, 1), file=str(path))
 
 
-__all__ = ["SEED_CAR_NAME", "SEED_CAR_WORLD", "SURFACES", "seed_car_world", "seed_car_world_path"]
+__all__ = ["SEED_CAR_NAME", "SEED_CAR_WORLD_NAME", "SURFACES", "seed_car_world", "seed_car_world_path"]

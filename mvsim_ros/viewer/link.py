@@ -1,6 +1,6 @@
 """Glue between a running simulation and the viewer server, run in the simulation owner's thread between steps.
 
-    link = ViewerLink(server, host)     # host: a ViewerHost (the ROS node, or mvsim_ros.cli.view's runner)
+    link = ViewerLink(server, host)     # host: a ViewerHost (the ROS node's, or viewer.standalone_host's)
     ...
     sim.step(); link.service()          # between steps: ~free when no frame is due
 
@@ -32,9 +32,10 @@ LOG = logging.getLogger("mvsim_ros.viewer")
 class ViewerHost(Protocol):
     """What the viewer needs of the simulation's owner.
 
-    sim: the current physics Simulation; sensors: its Sensors (mvsim_ros.sensors.suite) or None; scene_version:
-    bumped by the host whenever it replaces or rebuilds `sim` (reset, spawn, delete); paused: the run state;
-    rtf: measured real-time factor (simulated s / wall s); rtf_target: the one aimed at (0: as fast as possible).
+    sim: the current physics Simulation (reading it changes nothing); sensors: its Sensors (mvsim_ros.sensors.suite)
+    or None; scene_version: bumped by the host whenever it replaces or rebuilds `sim` (reset, spawn, delete);
+    paused: the run state; rtf: measured real-time factor (simulated s / wall s); rtf_target: the one aimed at (0: as
+    fast as possible).
     The methods apply a page's request; drive/steer take a vehicle index and SI values (v [m/s], w [rad/s];
     speed [m/s], angle [rad]); set_pose and goal a vehicle index and a planar pose of the world frame (x [m],
     y [m], yaw [rad]); set_pose raises ValueError when the simulation refuses the pose.

@@ -3,7 +3,7 @@
 The node and ``mvsim_view`` run it in a child process (``server_process.py``) so that it never competes with the
 simulation for the interpreter lock; it also works in-process (tests, embedding).
 
-It serves the page (``web/index.html``, its JS and CSS), three.js from ``web/node_modules/three`` (installed by
+It serves the page (``web/index.html``, its ES modules and CSS), three.js from ``web/node_modules/three`` (installed by
 ``tools/setup_env.sh`` with ``npm ci``) and one WebSocket per page at ``/ws`` speaking the protocol of
 ``protocol.py``. The simulation owner's thread talks to it through plain, non-blocking methods: ``set_scene``,
 ``set_frame``, ``set_image`` and ``take_messages``. Each page has its own sender task holding at most one pending
@@ -43,8 +43,12 @@ HTTP_LOG = logging.getLogger("mvsim_ros.viewer.http")
 WEB_DIR = Path(__file__).resolve().parent / "web"
 #: three.js as installed by npm (``npm ci`` in WEB_DIR).
 THREE_DIR = WEB_DIR / "node_modules" / "three"
-#: The page's own files served at the root, with their MIME types.
-PAGE_FILES = {"viewer.js": "text/javascript", "viewer.css": "text/css"}
+#: MIME types of the page's own files, by suffix.
+_PAGE_TYPES = {".js": "text/javascript", ".css": "text/css"}
+#: The page's own files served at the root (its ES modules, viewer.js the one index.html loads, and its style
+#: sheet): name -> MIME type. Only files of these suffixes directly in WEB_DIR.
+PAGE_FILES = {path.name: _PAGE_TYPES[path.suffix] for path in sorted(WEB_DIR.iterdir())
+              if path.suffix in _PAGE_TYPES and path.is_file()}
 #: MIME types of what may be served from three.js's folders.
 _THREE_TYPES = {".js": "text/javascript", ".map": "application/json"}
 #: Largest message a page may send [bytes]; anything bigger closes that page's socket.
@@ -108,7 +112,8 @@ class PortInUseError(OSError):
 def three_installed() -> bool:
     """True when the npm-installed three.js files the page imports are present."""
     return ((THREE_DIR / "build" / "three.module.js").is_file()
-            and (THREE_DIR / "examples" / "jsm" / "controls" / "OrbitControls.js").is_file())
+            and (THREE_DIR / "examples" / "jsm" / "controls" / "OrbitControls.js").is_file()
+            and (THREE_DIR / "examples" / "jsm" / "renderers" / "CSS2DRenderer.js").is_file())
 
 
 def _finite(value: Any) -> bool:

@@ -13,7 +13,8 @@ from mvsim_ros.sensors.gl_context import GlUnavailable
 
 @needs_gl
 def test_camera_images_are_uint8_rgb_of_the_cameras_size():
-    env = MvsimEnv(robot_world(extra=wall_block(2.0), class_extra=LIDAR + CAMERA), cameras=True)
+    env = MvsimEnv(robot_world(extra=wall_block(2.0), class_extra=LIDAR + CAMERA), cameras=True,
+                   action_units="physical")
     assert env.observation_space["cam"].shape == (24, 32, 3) and env.observation_space["cam"].dtype == np.uint8
     observation, _ = env.reset(seed=0)
     assert env.observation_space.contains(observation)

@@ -42,7 +42,8 @@ def held_circle(env: MvsimEnv, action, turn_s: float) -> tuple[float, float, np.
 
 @pytest.mark.parametrize("v, w", [(0.5, 0.5), (0.8, -0.4)])
 def test_a_held_twist_drives_a_circle_of_radius_v_over_w(v, w):
-    env = MvsimEnv("bench/differential_1_lidar.world.xml", step_s=0.05)
+    env = MvsimEnv("bench/differential_1_lidar.world.xml", step_s=0.05,
+                   action_units="physical")
     radius, left, odometry = held_circle(env, [v, w], 2 * math.pi / abs(w))
     assert radius == pytest.approx(v / abs(w), rel=0.05)
     assert math.copysign(1.0, left) == math.copysign(1.0, w)  # w > 0 turns left: the centre is on the left
@@ -51,7 +52,7 @@ def test_a_held_twist_drives_a_circle_of_radius_v_over_w(v, w):
 
 @pytest.mark.parametrize("speed, steer", [(0.5, 0.3), (1.0, -0.2)])
 def test_a_held_ackermann_command_drives_a_circle_of_radius_wheelbase_over_tan_steer(speed, steer):
-    env = MvsimEnv("seed002_car.world.xml")  # wheelbase 0.325 m
+    env = MvsimEnv("seed002_car.world.xml", action_units="physical")  # wheelbase 0.325 m
     expected = 0.325 / math.tan(abs(steer))
     radius, left, odometry = held_circle(env, [speed, steer], 2 * math.pi * expected / speed)
     assert radius == pytest.approx(expected, rel=0.05)
@@ -60,7 +61,7 @@ def test_a_held_ackermann_command_drives_a_circle_of_radius_wheelbase_over_tan_s
 
 
 def test_an_env_step_is_exactly_round_step_s_over_dt_physics_steps():
-    env = MvsimEnv(robot_world(), step_s=0.0123)  # 2.46 steps of 5 ms: rounds to 2
+    env = MvsimEnv(robot_world(), step_s=0.0123, action_units="physical")  # 2.46 steps of 5 ms: rounds to 2
     assert env.steps_per_action == 2 and env.step_s == pytest.approx(0.01)
     env.reset(seed=0)
     for k in range(1, 4):
@@ -70,7 +71,7 @@ def test_an_env_step_is_exactly_round_step_s_over_dt_physics_steps():
 
 def test_the_env_matches_the_simulation_stepped_by_hand():
     world = robot_world()
-    env = MvsimEnv(world, sensor_noise=False)
+    env = MvsimEnv(world, sensor_noise=False, action_units="physical")
     env.reset(seed=0)
     sim = Simulation(world)
     for action in ([0.4, 0.2], [0.6, -0.3], [0.0, 0.5]):
@@ -82,7 +83,8 @@ def test_the_env_matches_the_simulation_stepped_by_hand():
 
 
 def test_scans_are_measured_at_the_end_of_the_step_and_misses_read_max_range():
-    env = MvsimEnv(robot_world(extra=wall_block(3.0)), sensor_noise=False)
+    env = MvsimEnv(robot_world(extra=wall_block(3.0)), sensor_noise=False,
+                   action_units="physical")
     observation, _ = env.reset(seed=0)
     scan = observation["front"]
     assert scan.dtype == np.float32 and scan.shape == (181,)

@@ -29,8 +29,7 @@ def test_check_env_passes(env_id):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
-    # the one remark: the action bounds are the vehicle's own, not normalised to [-1, 1]
-    assert [str(w.message) for w in caught if "normalized space" not in str(w.message)] == []
+    assert [str(w.message) for w in caught] == []  # not one remark (normalised actions, render modes declared)
     observation, info = env.reset(seed=3)
     assert env.observation_space.contains(observation)
     observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
@@ -85,17 +84,18 @@ def test_ids_worlds_and_spaces():
 
 
 def test_action_bounds_are_the_vehicles_limits():
-    goal = gymnasium.make("mvsim/GoalReach-v0").unwrapped
+    physical = {"action_units": "physical", "action_limits": None}  # the simulator's bounds, in m/s and rad/s
+    goal = gymnasium.make("mvsim/GoalReach-v0", **physical).unwrapped
     limits, k = goal.sim.limits, goal.vehicle
     assert np.array_equal(goal.action_space.high, np.float32([limits.max_speed[k], limits.max_yaw_rate[k]]))
     assert np.array_equal(goal.action_space.low, -goal.action_space.high)
     # demo_diff_robot: R T_max / C_damping = 0.1 m * 6.5 N m / 0.05 N m s = 13 m/s, 2 * 13 m/s / 0.5 m track
     assert goal.action_space.high.tolist() == [13.0, 52.0] and goal.action_space.dtype == np.float32
-    car = gymnasium.make("mvsim/PathFollow-v0").unwrapped
+    car = gymnasium.make("mvsim/PathFollow-v0", **physical).unwrapped
     assert np.array_equal(car.action_space.high, np.float32([car.sim.limits.max_speed[0],
                                                              car.sim.limits.max_steer[0]]))
     assert car.action_space.high[1] == np.float32(math.radians(25.0))  # max_steer_ang_deg
-    twist_car = MvsimEnv("seed002_car.world.xml", control="twist")
+    twist_car = MvsimEnv("seed002_car.world.xml", control="twist", action_units="physical")
     assert twist_car.action_space.high[1] == np.float32(twist_car.sim.limits.max_yaw_rate[0])
 
 

@@ -32,7 +32,7 @@ def test_the_tasks_follow_the_protocol():
 
 def test_reaching_the_goal_terminates_with_the_arrival_bonus():
     task = GoalReach(tolerance=0.3, arrival_bonus=10.0, step_penalty=0.01)
-    env = MvsimEnv(robot_world(), task=task, sensor_noise=False)
+    env = MvsimEnv(robot_world(), task=task, sensor_noise=False, action_units="physical")
     observation, info = env.reset(seed=0, options={"goal": (1.5, 0.0, 0.0)})
     assert observation["goal"].tolist() == pytest.approx([1.5, 0.0, 0.0])
     rewards, distances = [], [info["distance_to_goal"]]
@@ -51,14 +51,15 @@ def test_reaching_the_goal_terminates_with_the_arrival_bonus():
 
 def test_the_goal_is_observed_in_the_vehicle_frame():
     assert relative_pose((1.0, 1.0, math.pi / 2), (1.0, 3.0, 0.0)) == pytest.approx((2.0, 0.0, -math.pi / 2))
-    env = MvsimEnv(robot_world(), task=GoalReach(), sensor_noise=False)
+    env = MvsimEnv(robot_world(), task=GoalReach(), sensor_noise=False, action_units="physical")
     observation, _ = env.reset(seed=0, options={"goal": (0.0, 2.0, 1.0), "start_pose": (0.0, 0.0, math.pi / 2)})
     assert observation["goal"].tolist() == pytest.approx([2.0, 0.0, 1.0 - math.pi / 2], abs=1e-6)
     assert observation["pose"].tolist() == pytest.approx([0.0, 0.0, math.pi / 2], abs=1e-6)
 
 
 def test_a_collision_ends_the_avoid_task_with_its_penalty():
-    env = MvsimEnv(robot_world(extra=wall_block(1.5)), task=AvoidCollisions(collision_penalty=10.0))
+    env = MvsimEnv(robot_world(extra=wall_block(1.5)), task=AvoidCollisions(collision_penalty=10.0),
+                   action_units="physical")
     env.reset(seed=0)
     progress = 0.0
     for step in range(100):
@@ -77,7 +78,8 @@ def test_a_collision_ends_the_avoid_task_with_its_penalty():
 
 
 def test_goal_reach_penalises_and_ends_on_collision():
-    env = MvsimEnv(robot_world(extra=wall_block(1.5)), task=GoalReach(goal=(3.0, 0.0)), sensor_noise=False)
+    env = MvsimEnv(robot_world(extra=wall_block(1.5)), task=GoalReach(goal=(3.0, 0.0)), sensor_noise=False,
+                   action_units="physical")
     env.reset(seed=0)
     for _ in range(100):
         _, reward, terminated, _, info = env.step(FORWARD)
@@ -89,7 +91,7 @@ def test_goal_reach_penalises_and_ends_on_collision():
 def test_path_reward_is_progress_minus_cross_track_error():
     path = Polyline([(0.0, 0.5), (5.0, 0.5)])
     env = MvsimEnv(robot_world(), task=PathFollow(path, progress_weight=1.0, cross_track_weight=0.5),
-                   sensor_noise=False)
+                   sensor_noise=False, action_units="physical")
     observation, _ = env.reset(seed=0)
     cross, heading_error, dx, dy = observation["path"].tolist()
     assert cross == pytest.approx(-0.5) and heading_error == pytest.approx(0.0, abs=1e-6)  # right of the path
@@ -102,12 +104,14 @@ def test_path_reward_is_progress_minus_cross_track_error():
 
 
 def test_path_follow_ends_off_the_path_and_at_its_end():
-    far = MvsimEnv(robot_world(), task=PathFollow(Polyline([(0.0, 0.0), (0.0, 5.0)]), max_cross_track=1.0))
+    far = MvsimEnv(robot_world(), task=PathFollow(Polyline([(0.0, 0.0), (0.0, 5.0)]), max_cross_track=1.0),
+                   action_units="physical")
     far.reset(seed=0)
     ends = [far.step(FORWARD) for _ in range(60)]
     stop = next(k for k, step in enumerate(ends) if step[2])
     assert abs(ends[stop][4]["cross_track_error"]) > 1.0 >= abs(ends[stop - 1][4]["cross_track_error"])
-    short = MvsimEnv(robot_world(), task=PathFollow(Polyline([(0.0, 0.0), (1.0, 0.0)]), end_tolerance=0.2))
+    short = MvsimEnv(robot_world(), task=PathFollow(Polyline([(0.0, 0.0), (1.0, 0.0)]), end_tolerance=0.2),
+                     action_units="physical")
     short.reset(seed=0)
     for _ in range(60):
         _, _, terminated, _, info = short.step(FORWARD)
@@ -130,7 +134,7 @@ def test_circle_projection():
 
 
 def test_a_scripted_policy_reaches_the_goal_of_goal_reach():
-    env = gymnasium.make("mvsim/GoalReach-v0")
+    env = gymnasium.make("mvsim/GoalReach-v0", action_units="physical")
     for seed in range(4):
         observation, info = env.reset(seed=seed)
         start_distance = info["distance_to_goal"]
@@ -148,7 +152,7 @@ def test_a_scripted_policy_reaches_the_goal_of_goal_reach():
 
 
 def test_pure_pursuit_on_the_path_observation_follows_the_circle_of_path_follow():
-    env = gymnasium.make("mvsim/PathFollow-v0")
+    env = gymnasium.make("mvsim/PathFollow-v0", action_units="physical")
     observation, _ = env.reset(seed=0)
     episode_return, errors = 0.0, []
     for _ in range(600):

@@ -125,8 +125,7 @@ def test_shim_body_io_equals_pybox2d_python_api(world_file, monkeypatch):
     """step() with the shim reading and pushing the bodies, and with pybox2d's per-body Python calls."""
     world = load_world(REPO / world_file)
     shim = Simulation(world)
-    python = Simulation(world)
-    python._body_addresses = None  # the pybox2d path
+    python = Simulation(world, box2d_shim=False)  # the pybox2d path
     for sim in (shim, python):
         command_all(sim)
         for _ in range(200):
@@ -189,10 +188,10 @@ def test_compiled_ray_scan_equals_pybox2d_from_many_poses(world_file, monkeypatc
             # Unevenly spaced beams (angle noise) take the shim's other path.
             bearings = pose[3] + lidar.params.angles + rng.normal(0.0, 0.01, lidar.params.rays)
             origin = (float(pose[0]), float(pose[1]))
-            compiled = lidar._cast(sim.box2d.world, origin, bearings)
+            compiled = lidar.ray_cast(sim.box2d.world, origin, bearings)
             with monkeypatch.context() as m:
                 m.setattr(box2d_native, "AVAILABLE", False)
-                python = lidar._cast(sim.box2d.world, origin, bearings)
+                python = lidar.ray_cast(sim.box2d.world, origin, bearings)
             assert compiled.tobytes() == python.tobytes()
     assert returns > 0
 

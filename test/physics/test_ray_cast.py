@@ -56,7 +56,7 @@ def _pybox2d_ranges(lidar, box2d_world, origin, bearings) -> np.ndarray:
     available = box2d_native.AVAILABLE
     box2d_native.AVAILABLE = False
     try:
-        return lidar._cast(box2d_world, origin, bearings)
+        return lidar.ray_cast(box2d_world, origin, bearings)
     finally:
         box2d_native.AVAILABLE = available
 
@@ -77,7 +77,7 @@ def test_scans_equal_pybox2d_closest_hits_from_random_poses(tmp_path, cells):
             bearings = bearings + rng.normal(0.0, 0.01, bearings.size)
         for visible in (True, False):
             lidar.params.bodies_visible = visible
-            shim = lidar._cast(sim.box2d.world, origin, bearings)
+            shim = lidar.ray_cast(sim.box2d.world, origin, bearings)
             python = _pybox2d_ranges(lidar, sim.box2d.world, origin, bearings)
             assert shim.tobytes() == python.tobytes()
             returns += int(np.isfinite(shim).sum())
@@ -90,7 +90,7 @@ def test_axis_aligned_beams_along_and_between_grid_walls(tmp_path):
     lidar = build_sensors(world, 1).lidars[0]
     bearings = np.array([0.0, 0.5 * math.pi, math.pi, -0.5 * math.pi, 0.25 * math.pi])
     for origin in ((0.05, 0.05), (0.0, 0.0), (3.6, 0.0), (-12.0, 0.3), (0.2, 3.65)):
-        shim = lidar._cast(sim.box2d.world, origin, bearings)
+        shim = lidar.ray_cast(sim.box2d.world, origin, bearings)
         assert shim.tobytes() == _pybox2d_ranges(lidar, sim.box2d.world, origin, bearings).tobytes()
 
 
@@ -101,9 +101,9 @@ def test_the_carrying_vehicle_is_never_seen_and_others_only_with_bodies_visible(
     origin = (0.1, 0.0)
     bearing = math.atan2(0.4 - 0.0, 1.0 - 0.1)
     lidar.params.bodies_visible = True
-    seen = lidar._cast(sim.box2d.world, origin, np.array([bearing]))[0]
+    seen = lidar.ray_cast(sim.box2d.world, origin, np.array([bearing]))[0]
     lidar.params.bodies_visible = False
-    unseen = lidar._cast(sim.box2d.world, origin, np.array([bearing]))[0]
+    unseen = lidar.ray_cast(sim.box2d.world, origin, np.array([bearing]))[0]
     assert seen < 1.0  # r2's chassis, about 0.7 m away
     assert unseen > seen  # through r2 to the next wall
     assert unseen > 1.0
@@ -140,7 +140,7 @@ world = load_world(sys.argv[1])
 sim = Simulation(world)
 lidar = build_sensors(world, 1).lidars[0]
 rng = np.random.default_rng(3)
-scans = [lidar._cast(sim.box2d.world, (float(rng.uniform(-9, 9)), float(rng.uniform(-9, 9))),
+scans = [lidar.ray_cast(sim.box2d.world, (float(rng.uniform(-9, 9)), float(rng.uniform(-9, 9))),
                      rng.uniform(-np.pi, np.pi) + lidar.params.angles + rng.normal(0.0, 0.01, lidar.params.rays))
          for _ in range(200)]
 sys.stdout.buffer.write(np.concatenate(scans).tobytes())

@@ -57,7 +57,7 @@ def _same_as_pybox2d(lidar, sim, rng, trials: int = 12) -> int:
         bearings = rng.uniform(-math.pi, math.pi) + lidar.params.angles
         if trial % 2:
             bearings = bearings + rng.normal(0.0, 0.01, bearings.size)
-        shim = lidar._cast(sim.box2d.world, origin, bearings)
+        shim = lidar.ray_cast(sim.box2d.world, origin, bearings)
         assert shim.tobytes() == _pybox2d_ranges(lidar, sim.box2d.world, origin, bearings).tobytes()
         hits += int(np.isfinite(shim).sum())
     return hits
@@ -80,7 +80,7 @@ def test_blocks_outside_the_beam_height_are_not_seen():
     world = load_world_string(xml)
     sim = Simulation(world)
     lidar = build_sensors(world, 1).lidars[0]
-    ahead = lidar._cast(sim.box2d.world, (0.1, 0.0), np.array([0.0]))[0]
+    ahead = lidar.ray_cast(sim.box2d.world, (0.1, 0.0), np.array([0.0]))[0]
     assert ahead == pytest.approx(6.0 - 0.5 - 0.1, abs=2e-3)  # the wall's near face, through the other two
 
 
@@ -101,7 +101,7 @@ def test_the_index_follows_static_blocks_added_removed_and_moved(tmp_path):
     spec = load_world_string(_world_xml(0).replace("</mvsim_world>", _block("new", 1.5, 0, 0, 0.2) + "</mvsim_world>"))
     sim = with_entity(sim, spec.blocks[-1])
     lidar = build_sensors(sim.spec, 1).lidars[0]  # as the node does after an edit: the sensors of the new world
-    ahead = lidar._cast(sim.box2d.world, (0.1, 0.0), np.array([0.0]))[0]
+    ahead = lidar.ray_cast(sim.box2d.world, (0.1, 0.0), np.array([0.0]))[0]
     assert ahead == pytest.approx(1.5 - 0.2 - 0.1, abs=2e-3)
     assert index.rebuilds == builds + 1
     _same_as_pybox2d(lidar, sim, rng, 4)
@@ -110,7 +110,7 @@ def test_the_index_follows_static_blocks_added_removed_and_moved(tmp_path):
     new = len(sim.box2d.blocks) - 1
     body = sim.box2d.blocks[new]
     place_rigidly([body], body, 1.5, 5.0, 0.0, 0.0, 0.0, 0.0)
-    moved = lidar._cast(sim.box2d.world, (0.1, 0.0), np.array([0.0, math.atan2(5.0, 1.4)]))
+    moved = lidar.ray_cast(sim.box2d.world, (0.1, 0.0), np.array([0.0, math.atan2(5.0, 1.4)]))
     assert moved[0] > 1.5 and moved[1] == pytest.approx(math.hypot(1.4, 5.0) - 0.2, abs=0.05)
     assert index.rebuilds == builds + 2
     _same_as_pybox2d(lidar, sim, rng, 4)
@@ -167,7 +167,7 @@ def test_walls_in_pieces_equal_pybox2d_closest_hits(scattered):
     axes = np.array([0.0, math.pi / 2, math.pi, -math.pi / 2])
     for origin in grazing:
         for bearings in (lidar.params.angles, lidar.params.angles + 1e-7, axes):
-            shim = lidar._cast(sim.box2d.world, origin, bearings)
+            shim = lidar.ray_cast(sim.box2d.world, origin, bearings)
             assert shim.tobytes() == _pybox2d_ranges(lidar, sim.box2d.world, origin, bearings).tobytes(), origin
             hits += int(np.isfinite(shim).sum())
     assert hits > 5000

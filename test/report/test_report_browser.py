@@ -44,3 +44,46 @@ def test_page_shows_the_images_and_the_topic_table(tmp_path):
     assert {"/simul_map", "/veh1/base_pose_ground_truth", "/veh2/odom", "/veh2/scan"} <= set(topics)
     assert rate_of["/veh1/base_pose_ground_truth"] == "50.0" and rate_of["/veh2/odom"] == "25.0"
     assert heading == "Run report: run.mcap"
+
+
+def test_interactive_figures_draw_offline_and_hover_shows_the_time(tmp_path):
+    import browser_support
+
+    reason = browser_support.browser_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    path = tmp_path / "run.mcap"
+    circle_recording(path, CircleRun(vehicles={"veh1/": (1.0, 0.5, 0.0), "veh2/": (0.8, -0.4, 3.0)}))
+    report = write_report(path)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=browser_support.CHROMIUM, headless=True,
+                                             args=browser_support.CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            errors, outside = [], []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+            def only_the_folder(route):
+                if route.request.url.startswith("file://"):
+                    route.continue_()
+                else:  # no network: anything else is recorded and refused
+                    outside.append(route.request.url)
+                    route.abort()
+
+            page.route("**/*", only_the_folder)
+            page.goto(report.index.as_uri())
+            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 6",
+                                   timeout=30000)
+            plots = page.evaluate("Array.from(document.querySelectorAll('.js-plotly-plot')).map(d => d.id)")
+            drag = page.locator("#vehicle-0 .nsewdrag").last  # the plot area of the speed row and below
+            drag.scroll_into_view_if_needed()
+            drag.hover()
+            page.wait_for_function("document.querySelector('#vehicle-0 .hoverlayer').textContent.length > 0",
+                                   timeout=10000)
+            hover = page.evaluate("document.querySelector('#vehicle-0 .hoverlayer').textContent")
+        finally:
+            browser.close()
+    assert errors == [] and outside == []
+    assert plots == ["map", "vehicle-0", "vehicle-1"]
+    assert "ground truth" in hover and "cmd_vel" in hover  # one box: every value at the cursor's time

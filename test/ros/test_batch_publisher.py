@@ -10,6 +10,7 @@ from std_msgs.msg import String
 from dds_probe import ProbeNode
 from mvsim_ros.ros.publishing import batch_publisher
 from mvsim_ros.ros.publishing.batch_publisher import BatchPublisher
+from mvsim_ros.ros.publishing.outlet import Outlet
 
 
 @pytest.mark.parametrize("direct", [True, False])
@@ -33,7 +34,7 @@ def test_every_row_reaches_its_topic(monkeypatch, direct):
             store = np.zeros((len(rows), max(len(r) for r in rows)), np.uint8)
             for i, row in enumerate(rows):
                 store[i, :len(row)] = row
-            streams.append(([node.create_publisher(String, name, 10) for name in names], store))
+            streams.append(([Outlet(node.create_publisher(String, name, 10)) for name in names], store))
         batch = BatchPublisher(streams)
         assert batch.direct == direct
         assert probe.wait_for(lambda: all(node.count_subscribers(n) for n in sum(topics, [])), timeout=10.0)

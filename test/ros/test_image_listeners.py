@@ -1,7 +1,7 @@
 """The rendered sensors' publisher builds a message only for a topic someone listens to: a matched subscription,
-or the node's recording (which puts its own `publish` on each publisher whose topic it records)."""
+or the node's recording (an outlet that hands what it publishes to the recording: ros/publishing/outlet.py)."""
 
-from mvsim_ros.ros.publishing.image_publisher import listened
+from mvsim_ros.ros.publishing.outlet import Outlet
 
 
 class CountingPublisher:
@@ -16,15 +16,15 @@ class CountingPublisher:
 
 
 def test_a_publisher_with_a_subscription_is_listened_to():
-    assert listened(CountingPublisher(1)) and listened(CountingPublisher(3))
+    assert Outlet(CountingPublisher(1)).listened() and Outlet(CountingPublisher(3)).listened()
 
 
 def test_a_publisher_without_subscriptions_is_not_unless_recorded():
     pub = CountingPublisher(0)
-    assert not listened(pub)
-    pub.publish = lambda msg: None  # the recording's tap, on the publisher itself
-    assert listened(pub)
+    assert not Outlet(pub).listened()
+    recorded = Outlet(pub, record=lambda data: None)  # the recording's tap on the outlet of this publisher
+    assert recorded.listened()
 
 
 def test_a_publisher_that_cannot_count_is_taken_as_listened_to():
-    assert listened(type("Pub", (), {"publish": staticmethod(lambda msg: None)})())
+    assert Outlet(type("Pub", (), {"publish": staticmethod(lambda msg: None)})()).listened()

@@ -171,6 +171,19 @@ def test_the_demo_world_recorded_whole_at_full_speed(tmp_path):
     first_odom = deserialize_message(by_mcap["/r1/odom"][0][1], Odometry)
     assert abs(last_odom.pose.pose.position.x - first_odom.pose.pose.position.x) + \
         abs(last_odom.pose.pose.position.y - first_odom.pose.pose.position.y) > 0.1
+    # The metadata the report reads: the command watchdog's timeout, and every block's pose at the end of the run.
+    with record.open("rb") as stream:
+        metadata = {m.name: m.metadata for m in make_reader(stream).iter_metadata()}
+    assert float(metadata["mvsim"]["base_watchdog_timeout"]) == 1.0
+    from mvsim_ros.world import load_world
+
+    blocks = load_world(WORLD).blocks
+    ends = metadata["mvsim_blocks_end"]
+    assert blocks and sorted(ends) == sorted(b.name for b in blocks)
+    for block in blocks:
+        x, y, _ = (float(v) for v in ends[block.name].split())
+        if block.static:
+            assert (x, y) == pytest.approx((block.init_pose.x, block.init_pose.y), abs=1e-5), block.name
 
 
 @pytest.mark.parametrize("stop", ["SIGKILL", "SIGTERM"])

@@ -10,7 +10,8 @@ from rclpy.serialization import deserialize_message
 from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.ros.publishing.conversions import planar_odometry, planar_transform, sim_time_msg
-from mvsim_ros.ros.publishing.state_publishers import ODOMETRY_FIELDS, TRANSFORM_FIELDS
+from mvsim_ros.ros.publishing.state.odom_transforms import TRANSFORM_FIELDS
+from mvsim_ros.ros.publishing.state.odometry import ODOMETRY_FIELDS
 from mvsim_ros.ros.publishing import serialized
 from mvsim_ros.ros.publishing.serialized import SerializedBatch, field_layout
 

@@ -14,7 +14,8 @@ from tf2_msgs.msg import TFMessage
 from conftest import DEMO_WORLD
 from dds_probe import ProbeNode
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.publishing.state_publishers import SimPublishers, map_to_odom, tf_publish_rate
+from mvsim_ros.ros.publishing.state.fake_localization import map_to_odom
+from mvsim_ros.ros.publishing.state_publishers import SimPublishers, tf_publish_rate
 from mvsim_ros.ros.topics import FrameLayout, frame_name
 from mvsim_ros.world import load_world
 

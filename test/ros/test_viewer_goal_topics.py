@@ -28,13 +28,16 @@ class FakeSim:
 @dataclass
 class FakeSession:
     prefixes: list[str] = field(default_factory=list)
+    context: None = None  # no publishing context: goals stamped with simulated time
 
 
 class HostNode(Node):
-    """An rclpy node with what NodeViewerHost reads of the simulator node: its simulation and session."""
+    """An rclpy node with what NodeViewerHost reads of the simulator node: its simulation, session and outlets
+    (none: plain publishers, no recording)."""
 
     def __init__(self, context, names: list[str]):
         super().__init__("mvsim_goal_host", context=context)
+        self.outlets = None
         self.use(names)
 
     def use(self, names: list[str]) -> None:
@@ -88,7 +91,8 @@ def test_goals_go_to_the_vehicles_own_topic_and_follow_a_replaced_simulation(pro
     assert msg.header.stamp.sec == 12 and msg.header.stamp.nanosec == 500_000_000
 
     node.use(["r1", "r2"])  # a vehicle spawned: every topic gets the vehicle's prefix
-    assert host.sim is node.sim  # the viewer link reads it every frame: there the new scene is seen
+    host.simulation_replaced()  # the node's notice to its viewer host once the new session is built
+    assert host.sim is node.sim
     assert probe.wait_for(lambda: node.count_publishers("/goal_pose") == 0, timeout=10.0), "r1's old topic stays"
     _send(probe, host, received, 1, (-3.0, 4.0, -1.0), "/r2/goal_pose")
     assert [len(received[t]) for t in TOPICS] == [0, 0, 1]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mvsim_ros.cli import view
+from mvsim_ros.viewer.standalone_host import COMMAND_TIMEOUT, StandaloneHost
 from mvsim_ros.physics import Simulation
 from mvsim_ros.sensors.suite import build_sensors
 from mvsim_ros.viewer import frame_message
@@ -116,7 +117,7 @@ class FakeHost:
 
 def test_hosts_satisfy_the_protocol(demo_spec):
     assert isinstance(FakeHost(demo_spec), ViewerHost)
-    assert isinstance(view.ViewRunner(demo_spec), ViewerHost)
+    assert isinstance(StandaloneHost(demo_spec), ViewerHost)
 
 
 def test_scene_then_frames_at_the_rate(demo_spec):
@@ -156,7 +157,7 @@ def test_not_due_costs_almost_nothing(demo_spec):
 
 def test_due_service_is_cheap(demo_spec):
     server, host = FakeServer(), FakeHost(demo_spec)
-    runner = view.ViewRunner(demo_spec)
+    runner = StandaloneHost(demo_spec)
     host.sim, host.sensors = runner.sim, runner.sensors
     for _ in range(100):  # the lidars have scanned
         runner.advance()
@@ -250,17 +251,17 @@ def test_images_of_wanted_cameras_at_most_image_rate(demo_spec, monkeypatch):
     assert per_camera / 2 <= IMAGE_RATE_HZ + 1 and per_camera / 2 >= IMAGE_RATE_HZ - 1
 
 
-# -- mvsim_ros.cli.view -------------------------------------------------------------------------------------------
+# -- mvsim_ros.viewer.standalone_host, mvsim_ros.cli.view -----------------------------------------------------------
 def test_view_runner_commands(demo_spec):
     warnings = []
-    runner = view.ViewRunner(demo_spec, warn=warnings.append)
+    runner = StandaloneHost(demo_spec, warn=warnings.append)
     runner.drive(0, 0.5, 0.0)
     assert runner.sim.commands.v[0] == 0.5
     runner.drive(0, math.nan, 0.0)
     assert runner.sim.commands.v[0] == 0.5 and "drive command ignored" in warnings[-1]
     runner.steer(0, 1.0, 0.1)  # a differential robot cannot steer
     assert "steer command ignored" in warnings[-1]
-    assert runner.sim.command_timeout == view.COMMAND_TIMEOUT
+    assert runner.sim.command_timeout == COMMAND_TIMEOUT
 
     runner.step(3)
     assert runner.paused and runner.due_steps(time.monotonic()) == 3 and runner.due_steps(time.monotonic()) == 0
@@ -274,7 +275,7 @@ def test_view_runner_commands(demo_spec):
 
 
 def test_view_runner_set_pose_and_goal(demo_spec):
-    runner = view.ViewRunner(demo_spec, realtime_factor=1.5)
+    runner = StandaloneHost(demo_spec, realtime_factor=1.5)
     assert runner.rtf_target == 1.5
     runner.drive(1, 0.5, 0.0)
     for _ in range(100):
@@ -293,12 +294,12 @@ def test_view_runner_set_pose_and_goal(demo_spec):
 def test_view_runs_at_the_realtime_factor(demo_spec):
     import threading
 
-    runner = view.ViewRunner(demo_spec, realtime_factor=2.0)
+    runner = StandaloneHost(demo_spec, realtime_factor=2.0)
     server = FakeServer()
     server.page_count = 0
     link = ViewerLink(server, runner)
     t0 = time.monotonic()
-    view.run(runner, link, threading.Event(), seconds=1.0)
+    runner.run(link, threading.Event(), seconds=1.0)
     wall = time.monotonic() - t0
     assert runner.sim.time == pytest.approx(2.0 * wall, abs=0.15)
 

@@ -1,5 +1,5 @@
 """ViewerLink bounds what pages ask of the host: merged run-state controls, resets at most once per
-RESET_INTERVAL_S, the newest drive per vehicle, rate-limited warnings; mvsim_view's runner bounds its steps."""
+RESET_INTERVAL_S, the newest drive per vehicle, rate-limited warnings; mvsim_view's standalone host bounds its steps."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mvsim_ros.cli import view
+from mvsim_ros.viewer.standalone_host import STEP_BATCH, StandaloneHost
 from mvsim_ros.physics import Simulation
 from mvsim_ros.viewer.link import ViewerLink, merge_controls, newest_commands
 from mvsim_ros.viewer.protocol import MAX_STEPS, RESET_INTERVAL_S
@@ -128,7 +128,7 @@ def test_what_follows_a_waiting_reset_waits_with_it(demo_spec):
 
 def test_resets_of_a_real_runner_leave_the_simulation_running(demo_spec):
     """1000 resets in a burst cost the runner's loop well under a second of wall time."""
-    runner = view.ViewRunner(demo_spec, warn=lambda text: None)
+    runner = StandaloneHost(demo_spec, warn=lambda text: None)
     server = Server()
     link = ViewerLink(server, runner)
     versions = runner.scene_version
@@ -154,20 +154,20 @@ def test_warnings_about_page_messages_are_rate_limited(demo_spec):
 
 
 def test_view_runner_bounds_its_steps(demo_spec):
-    runner = view.ViewRunner(demo_spec, warn=lambda text: None)
+    runner = StandaloneHost(demo_spec, warn=lambda text: None)
     for _ in range(1000):
         runner.step(MAX_STEPS)
     assert runner.pending_steps == MAX_STEPS
     now = time.monotonic()
-    assert runner.due_steps(now) == view.STEP_BATCH and runner.pending_steps == MAX_STEPS - view.STEP_BATCH
+    assert runner.due_steps(now) == STEP_BATCH and runner.pending_steps == MAX_STEPS - STEP_BATCH
     runner.play()
     runner.runtime.pacer.wall_anchor -= 1000.0  # far behind the wall clock: still one batch at a time
-    assert runner.due_steps(time.monotonic()) <= view.STEP_BATCH
+    assert runner.due_steps(time.monotonic()) <= STEP_BATCH
 
 
 def test_view_runner_clamp_warnings_are_rate_limited(demo_spec):
     warnings: list[str] = []
-    runner = view.ViewRunner(demo_spec, warn=warnings.append)
+    runner = StandaloneHost(demo_spec, warn=warnings.append)
     for _ in range(5000):
         runner.drive(0, 1000.0, 0.0)  # beyond the robot's speed limit: clamped, with a warning
         runner.drive(0, math.inf, 0.0)  # non-finite: ignored, with a warning

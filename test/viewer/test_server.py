@@ -324,6 +324,24 @@ def test_static_files(server):
         assert fetch(server, path)[0] == 404, path
 
 
+def test_every_module_of_the_page_is_served_as_javascript(server):
+    """viewer.js and every module it imports (relative imports, followed through the modules) are served with the
+    JavaScript MIME type that browsers require of ES modules, and each one is a package file."""
+    import re
+
+    seen, waiting = set(), ["viewer.js"]
+    while waiting:
+        name = waiting.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        status, kind, body = fetch(server, "/" + name)
+        assert status == 200 and kind.startswith("text/javascript"), (name, status, kind)
+        waiting += re.findall(r"""^import [^;]*?from '\./([\w.]+\.js)';""", body.decode(), re.MULTILINE | re.DOTALL)
+    assert len(seen) >= 8 and seen <= set(server_module.PAGE_FILES), seen
+    assert sorted(seen) == sorted(n for n in server_module.PAGE_FILES if n.endswith(".js")), "modules nobody imports"
+
+
 def test_setup_page_when_three_is_missing(monkeypatch, tmp_path):
     monkeypatch.setattr(server_module, "THREE_DIR", tmp_path / "three")
     srv = ViewerServer(port=0)

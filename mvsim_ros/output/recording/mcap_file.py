@@ -5,10 +5,10 @@
     Footer, magic
 
 Chunks arrive whole (their Message records built by the tee, tee.c) with an index of (channel, log time, offset)
-per message: this module compresses them (lz4 or zstd, as rosbag2 does), writes each with one MessageIndex per
-channel and keeps the ChunkIndex and the statistics for the summary. Schemas and channels are written in the data
-section before the first chunk that uses them, and again in the summary. Everything is written through at each
-chunk, so a process killed mid-run leaves a file that reads up to its last whole chunk.
+per message: this module compresses them (lz4, zstd or none, the chunk compressions of MCAP), writes each with
+one MessageIndex per channel and keeps the ChunkIndex and the statistics for the summary. Schemas and channels
+are written in the data section before the first chunk that uses them, and again in the summary. Everything is
+written through at each chunk, so a process killed mid-run leaves a file that reads up to its last whole chunk.
 """
 
 from __future__ import annotations

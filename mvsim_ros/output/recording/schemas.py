@@ -6,6 +6,10 @@ read from the `share/<pkg>/msg/` folders of the ament prefixes ($AMENT_PREFIX_PA
 prefix (where the ROS 2 wheels install them); `fields_of`, when given, describes a type found in neither (its
 fields as `type name` lines).
 
+Type hashes: the ROS 2 type description hash of a type ('RIHS01_' and 64 hex digits, what rosbag2 writes as
+`topic_type_hash`), read from the `share/<pkg>/msg/<Type>.json` type description that rosidl installs beside the
+`.msg` file; empty when there is none.
+
 Stamp rules (tee.c reads the stamp from the serialized bytes, little-endian CDR after the 4-byte encapsulation):
 STAMP_FIRST: the first field is a builtin_interfaces/Time, or a message (e.g. std_msgs/Header) whose first field
 is one; STAMP_FIRST_ELEMENT: the first field is a sequence of such messages (e.g. tf2_msgs/TFMessage), the stamp
@@ -14,6 +18,7 @@ of its first element; STAMP_NONE otherwise.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -51,6 +56,7 @@ class MessageDefinitions:
         self._fields_of = fields_of
         self._dirs = list(search_dirs) if search_dirs is not None else _search_dirs()
         self._texts: dict[str, str] = {}
+        self._hashes: dict[str, str] = {}
 
     def text(self, type_name: str) -> str:
         """The .msg text of `type_name` ('pkg/Type' or 'pkg/msg/Type'); SchemaNotFound when there is none."""
@@ -68,6 +74,27 @@ class MessageDefinitions:
                                          f"under {', '.join(str(d) for d in self._dirs)})")
                 self._texts[name] = "\n".join(self._fields_of(name)) + "\n"
         return self._texts[name]
+
+    def type_hash(self, type_name: str) -> str:
+        """The type description hash of `type_name` ('pkg/msg/Type' or 'pkg/Type'), e.g. 'RIHS01_9fc4...', from its
+        installed type description (.json); '' when none is installed or it names no hash for the type."""
+        name = short_name(type_name)
+        if name not in self._hashes:
+            package, _, message = name.partition("/")
+            full_name = f"{package}/msg/{message}"
+            found = ""
+            for folder in self._dirs:
+                path = folder / package / "msg" / f"{message}.json"
+                if not path.is_file():
+                    continue
+                try:
+                    hashes = json.loads(path.read_text(encoding="utf-8")).get("type_hashes", [])
+                    found = next((str(h["hash_string"]) for h in hashes if h.get("type_name") == full_name), "")
+                except (OSError, ValueError, AttributeError, KeyError, TypeError):
+                    found = ""
+                break
+            self._hashes[name] = found
+        return self._hashes[name]
 
     def fields(self, type_name: str) -> list[tuple[str, str]]:
         """(type, array suffix) of each field of `type_name`, in order; types are 'pkg/Type' or primitives."""

@@ -17,6 +17,7 @@ unset without a word; `setting_warnings()` says so in one line, for the node and
 from __future__ import annotations
 
 import ctypes
+import importlib
 import os
 import re
 import weakref
@@ -80,7 +81,8 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
         return None, f"the Box2D shim is not built ({path}); run python -m mvsim_ros.physics.box2d_native.build"
     try:
         # pybox2d's extension was loaded privately; make its Box2D symbols global so the shim resolves against it.
-        ctypes.CDLL(Box2D._Box2D.__file__, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        extension = importlib.import_module("Box2D._Box2D")  # pybox2d's compiled module (SWIG's name)
+        ctypes.CDLL(extension.__file__, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         import llvmlite.binding as llvm
 
         llvm.load_library_permanently(str(path))  # numba-compiled code finds the mvb_* symbols here

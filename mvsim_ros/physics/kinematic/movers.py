@@ -42,7 +42,7 @@ class KinematicMovers:
     def __init__(self, bodies: list[Box2D.b2Body], paths: list[PosePath]):
         self.bodies = bodies
         self.paths = paths
-        self._poses = [path(0.0) for path in paths]
+        self._poses = np.array([path(0.0) for path in paths], dtype=float).reshape(-1, 6)
 
     @property
     def count(self) -> int:
@@ -52,14 +52,21 @@ class KinematicMovers:
     @property
     def poses(self) -> np.ndarray:
         """(x, y, z, yaw, pitch, roll) [m, rad] of each body, exact from its path at the simulation's current time
-        (Box2D's own copy of x, y, yaw is float32)."""
-        return np.array(self._poses, dtype=float).reshape(-1, 6)
+        (Box2D's own copy of x, y, yaw is float32). The live array, written in place by `steer` and
+        `place_on_paths`: copy it to keep a snapshot."""
+        return self._poses
+
+    def place_on_paths(self, rows: np.ndarray, t: float) -> None:
+        """The poses of bodies `rows` (indices into the movers) where their paths are at time t [s]."""
+        for k in np.asarray(rows, dtype=np.intp).tolist():
+            self._poses[k] = self.paths[k](t)
 
     def steer(self, t: float, dt: float) -> None:
         """Give every body the velocity that takes it from its Box2D pose now to its path's pose at t + dt [s]."""
         rate, later, poses = 1.0 / dt, t + dt, self._poses
         for k, body in enumerate(self.bodies):
-            poses[k] = target = self.paths[k](later)
+            target = self.paths[k](later)
+            poses[k] = target
             x, y = body.position
             body.linearVelocity = ((target[0] - x) * rate, (target[1] - y) * rate)
             body.angularVelocity = _wrap(target[3] - body.angle) * rate

@@ -86,10 +86,11 @@ class TerrainSurfaces:
                                dtype=float).reshape(-1, len(PLANE_COLUMNS))
         surfaces = cls(map_heights, map_table, plane_table, planes, tracks)
         surfaces.move_planes(0.0)
-        surfaces._set_blocks(world, reachable_blocks(world, surfaces, max_step))
+        surfaces.set_blocks(world, reachable_blocks(world, surfaces, max_step))
         return surfaces
 
-    def _set_blocks(self, world: WorldSpec, chosen: list[int]) -> None:
+    def set_blocks(self, world: WorldSpec, chosen: list[int]) -> None:
+        """The block surfaces: blocks `chosen` (indices into world.blocks) at their initial poses."""
         vertices, rows = [], []
         for b in chosen:
             block = world.blocks[b]

@@ -18,6 +18,7 @@ import time
 from geometry_msgs.msg import PoseStamped
 
 from mvsim_ros.ros.publishing.conversions import sim_time_msg, yaw_quaternion
+from mvsim_ros.ros.publishing.outlet import Outlets
 from mvsim_ros.ros.node.parameters import PARAMETERS, coerce
 from mvsim_ros.ros.qos import COMMAND_QOS
 from mvsim_ros.runtime.pacing import RateMeter
@@ -41,12 +42,13 @@ def goal_topic(prefix: str) -> str:
     return prefix + GOAL_TOPIC
 
 
-def goal_message(x: float, y: float, yaw: float, stamp_s: float) -> PoseStamped:
+def goal_message(x: float, y: float, yaw: float, stamp_s: float, offset_ns: int = 0) -> PoseStamped:
     """geometry_msgs/PoseStamped of a planar goal (x [m], y [m], yaw [rad]) in GOAL_FRAME, stamped at the
-    simulated time stamp_s [s]."""
+    simulated time stamp_s [s] plus the session's stamp offset offset_ns [ns] (non-zero when stamps follow the wall
+    clock)."""
     msg = PoseStamped()
     msg.header.frame_id = GOAL_FRAME
-    msg.header.stamp = sim_time_msg(stamp_s)
+    msg.header.stamp = sim_time_msg(stamp_s, offset_ns)
     msg.pose.position.x = float(x)
     msg.pose.position.y = float(y)
     msg.pose.orientation = yaw_quaternion(float(yaw))
@@ -59,13 +61,13 @@ class NodeViewerHost:
 
     def __init__(self, node) -> None:
         self.node = node
-        #: Goal publisher of each vehicle topic prefix in use, made as the vehicles appear (not on the first goal:
-        #: a publisher made just before its message would reach no subscriber yet).
+        #: Goal outlet of each vehicle topic prefix in use (the node's, so that a recording keeps the goals), made
+        #: as the vehicles appear (not on the first goal: a publisher made just before its message would reach no
+        #: subscriber yet).
         self._goals: dict[str, object] = {}
         self._sync_goal_publishers()
         #: Bumped whenever the node's simulation is replaced (reset, spawn, delete): the pages reload the scene.
         self.scene_version = 0
-        self._sim_id = id(node.sim)
         self._rate = RateMeter(RTF_WINDOW_S)
         self._rate.restart(time.monotonic(), node.sim.time)
         self._jobs: list[StepJob] = []  # step jobs queued for pages and not finished
@@ -74,12 +76,15 @@ class NodeViewerHost:
     @property
     def sim(self):
         """The node's current Simulation."""
-        if id(self.node.sim) != self._sim_id:
-            self._sim_id = id(self.node.sim)
-            self.scene_version += 1
-            self._rate.restart(time.monotonic(), self.node.sim.time)
-            self._sync_goal_publishers()
         return self.node.sim
+
+    def simulation_replaced(self) -> None:
+        """The node has replaced its simulation (reset, spawn, delete) and built the new session: the pages get the
+        new scene (`scene_version` bumped), the real-time factor is measured afresh from the new simulation's time,
+        and the goal publishers follow the new session's vehicles."""
+        self.scene_version += 1
+        self._rate.restart(time.monotonic(), self.node.sim.time)
+        self._sync_goal_publishers()
 
     def _prefixes(self) -> list[str]:
         """Topic prefix of each vehicle of the current session ([] while a session is being rebuilt)."""
@@ -92,10 +97,11 @@ class NodeViewerHost:
         if not prefixes and self.node.session is None:
             return
         for prefix in set(self._goals) - set(prefixes):
-            self.node.destroy_publisher(self._goals.pop(prefix))
+            self.node.destroy_publisher(self._goals.pop(prefix).publisher)
+        outlets = self.node.outlets if self.node.outlets is not None else Outlets(self.node)
         for prefix in prefixes:
             if prefix not in self._goals:
-                self._goals[prefix] = self.node.create_publisher(PoseStamped, goal_topic(prefix), COMMAND_QOS)
+                self._goals[prefix] = outlets.create(PoseStamped, goal_topic(prefix), COMMAND_QOS)
 
     @property
     def sensors(self):
@@ -139,7 +145,9 @@ class NodeViewerHost:
             return  # the session is being rebuilt
         self._sync_goal_publishers()
         topic = self.node.resolve_topic_name(goal_topic(prefixes[index]))
-        self._goals[prefixes[index]].publish(goal_message(x, y, yaw, sim.time))
+        context = self.node.session.context
+        offset_ns = context.stamps.offset_ns if context is not None else 0
+        self._goals[prefixes[index]].publish(goal_message(x, y, yaw, sim.time, offset_ns))
         self.node.get_logger().info(f"{sim.vehicle_names[index]}: goal from the viewer x={x:.3f} m, "
                                     f"y={y:.3f} m, yaw={yaw:.3f} rad published on {topic}")
 
@@ -209,6 +217,10 @@ class NodeViewer:
     def service(self) -> None:
         """Between timer ticks: apply the pages' commands, send a frame when one is due (cheap otherwise)."""
         self.link.service()
+
+    def simulation_replaced(self) -> None:
+        """To be called by the node once it has replaced its simulation and session (NodeViewerHost's notice)."""
+        self.host.simulation_replaced()
 
     def stop(self) -> None:
         self.server.stop()

@@ -64,7 +64,8 @@ def _origins(value: list[str]) -> str | None:
 
 #: Every parameter of the node.
 PARAMETERS: dict[str, ParamSpec] = {
-    "world_file": ParamSpec("", "MVSim world XML file (relative: current directory, then the package share dir)",
+    "world_file": ParamSpec("", "MVSim world XML file (relative: current directory, then the package share, "
+                            "source or installed worlds/)",
                             lambda v: None if v.strip() else "is empty: give the path of an MVSim world XML file"),
     "headless": ParamSpec(True, "no viewer; false: serve the live 3D viewer (a web page with keyboard teleop) at "
                                 "http://<viewer_host>:<viewer_port>/"),
@@ -238,14 +239,23 @@ def unknown_parameter_warnings(given: Iterable[str], is_known: Callable[[str], b
     return warnings
 
 
-def warn_unknown_parameters(node: Node) -> list[str]:
-    """Log (and return) the warnings about the parameter overrides of `node` that it did not declare
-    (unknown_parameter_warnings: a few lines however many there are)."""
-    warnings = unknown_parameter_warnings(node._parameter_overrides, node.has_parameter)  # rclpy keeps no public view
+def given_parameter_names(node: Node, constructor_overrides: Iterable[str] = ()) -> list[str]:
+    """Names of the parameter values given to `node`: on its command line and in its parameters files (rcl's
+    overrides for this node, which its rcl handle `Node.handle` lists), and `constructor_overrides` (the names of
+    the `parameter_overrides` passed to its constructor, which rclpy merges into a copy of its own)."""
+    with node.handle:
+        from_rcl = node.handle.get_parameters(Parameter)
+    return [*from_rcl, *constructor_overrides]
+
+
+def warn_unknown_parameters(node: Node, constructor_overrides: Iterable[str] = ()) -> list[str]:
+    """Log (and return) the warnings about the parameters given to `node` (given_parameter_names) that it did not
+    declare (unknown_parameter_warnings: a few lines however many there are)."""
+    warnings = unknown_parameter_warnings(given_parameter_names(node, constructor_overrides), node.has_parameter)
     for text in warnings:
         node.get_logger().warning(text)
     return warnings
 
 
 __all__ = ["LOAD_PREFIX", "PARAMETERS", "ParamSpec", "ParameterError", "coerce", "declare_and_read", "empty_override",
-           "load_limits", "unknown_parameter_warnings", "warn_unknown_parameters"]
+           "given_parameter_names", "load_limits", "unknown_parameter_warnings", "warn_unknown_parameters"]

@@ -1,126 +1,50 @@
-"""The `mvsim_node` process: start the node (mvsim_ros.ros.node.simulator_node), spin it, stop it cleanly.
+"""The `mvsim_node` process: the simulator node (mvsim_ros.ros.node.simulator_node) run through the node lifecycle
+(ros/node/lifecycle.py: signals, start, spin, clean-up) with what is the simulator's own: which start errors are the
+user's input at fault, how a world that cannot load is said, and exit status 3 when the simulation diverged.
 
 Exit status: 0 after a normal stop (SIGINT or SIGTERM at any moment, also while the world loads), 2 when the
 node cannot start (one line on stderr naming the cause), 3 when the simulation diverged.
-
-Only a few standard modules and the signal handling are imported at the top: `main()` installs its SIGINT/SIGTERM
-handlers first and imports rclpy, numba and the world loader afterwards, so that a signal during those imports
-(most of a second) is a clean stop too. See ros/node/signals.py for what a signal does at each stage.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import os
-import signal
 import sys
-from typing import Iterator
 
-from mvsim_ros.ros.node.signals import STOP_SIGNALS, Interrupted, StopSignals
+from mvsim_ros.ros.node.lifecycle import RosInitError, run_node, start_failure_text
 
-#: Environment variable: when set to 1, an unexpected start-up error also prints its Python traceback.
-TRACEBACK_ENV = "MVSIM_TRACEBACK"
-#: Longest wait [s] of the executor between two checks for a stop signal (the timer usually wakes it sooner).
-SPIN_TIMEOUT_S = 0.1
-
-
-class RosInitError(RuntimeError):
-    """rclpy.init failed (malformed --ros-args and the like); the message is rcl's, on one line."""
+PROGRAM = "mvsim_node"
 
 
 def main(args: list[str] | None = None) -> int:
     """Console entry point (`mvsim_node`). Returns the process exit status: 0 after a normal stop (also SIGINT or
     SIGTERM, at any moment), 2 when the node cannot start (one line on stderr naming the cause), 3 when the
-    simulation diverged.
-
-    Meant to end the process: leaves SIGINT and SIGTERM ignored when it returns (a late signal must not turn the
-    exit into a traceback or a death by signal), and moves every object out of reach of the garbage collector
-    (gc.freeze), which spares the interpreter's collections at exit (about half of its exit time with numba
-    loaded).
-    """
-    stop = StopSignals().install()
-    node = None
-    try:
-        try:
-            try:
-                node = _start_node(args, stop)
-            finally:
-                stop.hold()  # starting is over: from here on a signal is only a request
-        except Interrupted:
-            return 0
-        except Exception as exc:  # noqa: BLE001 (every start failure: one line, exit 2)
-            return 0 if stop.requested else _report_start_failure(exc)
-        return _spin(node, stop)
-    finally:
-        _clean_up(node)
-        for signum in STOP_SIGNALS:
-            signal.signal(signum, signal.SIG_IGN)
-        gc.freeze()
+    simulation diverged. Meant to end the process (see lifecycle.run_node)."""
+    return run_node(PROGRAM, _build_node, args, start_errors=startup_errors, failure_text=startup_failure_text,
+                    spin_failure=_spin_failure, before_destroy=_finish_status)
 
 
-def _start_node(args: list[str] | None, stop: StopSignals):
-    """Import the ROS side, initialise rclpy (without its own signal handlers) and build the node."""
-    import rclpy
-    from rclpy.signals import SignalHandlerOptions
-
-    from mvsim_ros.ros.node.parameters import ParameterError, empty_override
+def _build_node(stop):
+    """The simulator node, interruptible by `stop` while it loads its world."""
     from mvsim_ros.ros.node.simulator_node import MvsimNode
 
-    stop.check()  # a signal during the imports
-    empty = empty_override(sys.argv if args is None else args)
-    if empty is not None:
-        raise ParameterError(f"parameter '{empty}' has no value (-p {empty}:=)")
-    with _stderr_kept_back() as kept:
-        try:
-            rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-        except Exception as exc:  # noqa: BLE001 (rcl's own error line is dropped: ours says it)
-            kept.clear()
-            raise RosInitError(f"cannot initialise ROS: {exc}".splitlines()[0]) from exc
-    stop.check()
+    stop.check()  # a signal during the import
     return MvsimNode(stop=stop)
 
 
-def _spin(node, stop: StopSignals) -> int:
-    """Spin `node` until a stop signal arrives (0) or the simulation diverges (3, with one line on stderr)."""
-    from rclpy.executors import SingleThreadedExecutor
-
+def _spin_failure(exc: Exception) -> int | None:
+    """A diverged simulation ends the process with one line and exit status 3; other errors propagate."""
     from mvsim_ros.physics import SimulationDiverged
 
-    executor = SingleThreadedExecutor(context=node.context)
-    executor.add_node(node)
-    stop.wake = executor.wake
-    try:
-        while not stop.requested:
-            executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
-    except SimulationDiverged as exc:
-        print(f"mvsim_node: simulation stopped: {exc}", file=sys.stderr)
-        return 3
-    finally:
-        stop.wake = None
-        executor.shutdown()
-    return 0
+    if not isinstance(exc, SimulationDiverged):
+        return None
+    print(f"{PROGRAM}: simulation stopped: {exc}", file=sys.stderr)
+    return 3
 
 
-def _clean_up(node) -> None:
-    """Close the logs, destroy the node and shut rclpy down (whatever of it exists)."""
-    if node is not None:
-        if node.status is not None:
-            node.status.finish()
-        node.destroy_node()
-    shutdown = getattr(sys.modules.get("rclpy"), "try_shutdown", None)  # rclpy may be imported partly, or not at all
-    if shutdown is not None:
-        shutdown()
-
-
-def _report_start_failure(exc: Exception) -> int:
-    """Print why the node could not start (one line; the traceback too if asked for); returns 2."""
-    print(f"mvsim_node: {startup_failure_text(exc)}", file=sys.stderr)
-    if os.environ.get(TRACEBACK_ENV) == "1" and not isinstance(exc, startup_errors()):
-        import traceback
-
-        traceback.print_exception(exc)
-    return 2
+def _finish_status(node) -> None:
+    """The status line's last words before the node goes."""
+    if node.status is not None:
+        node.status.finish()
 
 
 def startup_errors() -> tuple[type[Exception], ...]:
@@ -146,50 +70,11 @@ def startup_failure_text(exc: BaseException) -> str:
     from mvsim_ros.world import WorldFileError
 
     if isinstance(exc, WorldFileError):
-        text = f"cannot load the world: {exc}"
-    elif isinstance(exc, startup_errors()):
-        text = str(exc)
-    else:
-        text = (f"internal error while starting: {type(exc).__name__}: {exc} "
-                f"(set {TRACEBACK_ENV}=1 for the traceback)")
-    return " ".join(text.split())
+        return " ".join(f"cannot load the world: {exc}".split())
+    return start_failure_text(exc, startup_errors())
 
 
-class _KeptText:
-    """What was written to stderr inside `_stderr_kept_back()`; `clear()` drops it."""
-
-    def __init__(self) -> None:
-        self.dropped = False
-
-    def clear(self) -> None:
-        self.dropped = True
-
-
-@contextlib.contextmanager
-def _stderr_kept_back() -> Iterator[_KeptText]:
-    """Hold back what C code writes to file descriptor 2 inside the block (rcl logs its own error line before
-    raising): written out at the end unless `clear()`ed, so that a failure can be one line."""
-    import tempfile
-
-    kept = _KeptText()
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as buffer:
-        os.dup2(buffer.fileno(), 2)
-        try:
-            yield kept
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            if not kept.dropped:
-                buffer.seek(0)
-                text = buffer.read()
-                if text:
-                    sys.stderr.flush()
-                    os.write(2, text)
-
-
-__all__ = ["SPIN_TIMEOUT_S", "TRACEBACK_ENV", "main", "startup_errors", "startup_failure_text"]
+__all__ = ["PROGRAM", "main", "startup_errors", "startup_failure_text"]
 
 
 if __name__ == "__main__":

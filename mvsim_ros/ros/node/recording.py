@@ -1,11 +1,11 @@
 """The node's run recording (`record:=FILE.mcap`): every publisher and subscription of the node tapped into one
 `output.recording.Recorder`.
 
-- Publishers: each is watched when created (its rcl handle's address names it to the tee). Messages the compiled
-  fast path or a batch publisher delivers are recorded by the tee itself, on their way to rcl; for the ones
-  published from Python the publisher's `publish` serializes the message once, publishes those bytes and records
-  them (what a subscriber receives, byte for byte). `raw_publisher(pub)` gives the byte-publishing function with the
-  same recording, for code that publishes serialized bytes.
+- Publishers: the node's outlets (ros/publishing/outlet.py) are made with `tap_publisher` as their tap. Each
+  publisher is watched when created (its rcl handle's address names it to the tee). Messages the compiled fast
+  path or a batch publisher delivers are recorded by the tee itself, on their way to rcl; for the ones published
+  from Python, the outlet serializes the message once, publishes those bytes and hands them to the function
+  `tap_publisher` returned (what a subscriber receives, byte for byte).
 - Subscriptions: commands and poses the node receives are recorded on their topic (serialized again from the
   received message), logged at the simulated time they arrive, whatever stamp the sender wrote in them (a teleop
   stamps wall time).
@@ -19,12 +19,16 @@ from typing import Any, Callable
 
 from rclpy.serialization import serialize_message
 
+from mvsim_ros.output.recording.qos import RecordedQos
 from mvsim_ros.output.recording.recorder import Recorder
 from mvsim_ros.output.recording.schemas import MessageDefinitions
+from mvsim_ros.ros.publishing.outlet import RecordBytes
 
 #: Keys of received topics in the tee's table: above every address a publisher handle can have.
 _RECEIVED_KEYS_START = 1 << 62
-_RAW_ATTRIBUTE = "_mvsim_publish_raw"
+#: Metadata record of the blocks' poses at the end of the run (block name -> "x y yaw" [m, m, rad]), read by the
+#: report (report/world_blocks.py).
+BLOCKS_END_RECORD = "mvsim_blocks_end"
 
 
 def type_name(msg_type: type) -> str:
@@ -52,12 +56,16 @@ def fields_of(name: str) -> list[str]:
 
 
 def open_recorder(path: str, topics: list[str], compression: str, world_file: str,
-                  on_error: Callable[[str], None], follow_symlinks: bool = False) -> Recorder:
-    """A Recorder for the node (RecordingError, one line, when it cannot record), with the world file attached.
-    The file stays beside `path` until the node claims it (its run started)."""
-    recorder = Recorder(path, topics, compression, MessageDefinitions(fields_of),
-                        metadata={"world_file": world_file, "simulator": "mvsim_ros"}, on_error=on_error,
-                        follow_symlinks=follow_symlinks)
+                  on_error: Callable[[str], None], follow_symlinks: bool = False,
+                  watchdog_timeout_s: float | None = None) -> Recorder:
+    """A Recorder for the node (RecordingError, one line, when it cannot record), with the world file attached and,
+    in the `mvsim` metadata record, the command watchdog's timeout [s] (the report draws commands as the
+    controllers saw them). The file stays beside `path` until the node claims it (its run started)."""
+    metadata = {"world_file": world_file, "simulator": "mvsim_ros"}
+    if watchdog_timeout_s is not None:
+        metadata["base_watchdog_timeout"] = repr(float(watchdog_timeout_s))
+    recorder = Recorder(path, topics, compression, MessageDefinitions(fields_of), metadata=metadata,
+                        on_error=on_error, follow_symlinks=follow_symlinks)
     try:
         with open(world_file, "rb") as world:
             recorder.add_attachment(world_file.rpartition("/")[2], "application/xml", world.read())
@@ -74,25 +82,20 @@ class NodeRecording:
         self.sim_time = sim_time
         self._received_keys: dict[tuple[str, type], int] = {}
 
-    def tap_publisher(self, publisher: Any, msg_type: type) -> Any:
-        """Watch `publisher`; when its topic is recorded, its `publish` (and `raw_publisher`) record too."""
+    def tap_publisher(self, publisher: Any, msg_type: type) -> RecordBytes | None:
+        """Watch `publisher` (an rclpy Publisher of `msg_type`; its channel carries the QoS it offers): the function
+        recording the serialized messages published on it from Python (at the simulated time they are published,
+        unless stamped), or None when its topic is not recorded (ros/publishing/outlet.PublisherTap)."""
         handle = publisher.handle.pointer
-        if not self.recorder.watch(handle, publisher.topic_name, type_name(msg_type)):
-            publisher.__dict__.pop("publish", None)
-            publisher.__dict__.pop(_RAW_ATTRIBUTE, None)
-            return publisher
-        recorder, sim_time, send = self.recorder, self.sim_time, publisher.handle.publish_raw
+        if not self.recorder.watch(handle, publisher.topic_name, type_name(msg_type),
+                                   qos=RecordedQos.from_profile(publisher.qos_profile)):
+            return None
+        recorder, sim_time = self.recorder, self.sim_time
 
-        def publish_raw(data: bytes) -> None:
-            send(data)
+        def record(data: bytes) -> None:
             recorder.record(handle, data, sim_time())
 
-        def publish(msg) -> None:
-            publish_raw(msg if isinstance(msg, bytes) else serialize_message(msg))
-
-        publisher.publish = publish
-        setattr(publisher, _RAW_ATTRIBUTE, publish_raw)
-        return publisher
+        return record
 
     def tap_callback(self, msg_type: type, topic: str, callback: Callable[[Any], None]) -> Callable[[Any], None]:
         """`callback` recording each received message on `topic` (resolved name) first, when that is recorded."""
@@ -110,11 +113,11 @@ class NodeRecording:
 
         return received
 
-    def close(self) -> None:
-        """Write the rest of the run and the file's summary."""
+    def close(self, block_poses: dict[str, tuple[float, float, float]] | None = None) -> None:
+        """Write the rest of the run and the file's summary; `block_poses` (block name -> (x [m], y [m], yaw [rad])
+        at the end of the run) as the metadata record BLOCKS_END_RECORD, which the report draws the movable blocks'
+        end poses from."""
+        if block_poses:
+            self.recorder.add_metadata(BLOCKS_END_RECORD, {name: f"{x!r} {y!r} {yaw!r}"
+                                                           for name, (x, y, yaw) in block_poses.items()})
         self.recorder.close()
-
-
-def raw_publisher(publisher: Any) -> Callable[[bytes], None]:
-    """The function publishing serialized bytes on `publisher` (recording them when the node records its topic)."""
-    return publisher.__dict__.get(_RAW_ATTRIBUTE) or publisher.handle.publish_raw

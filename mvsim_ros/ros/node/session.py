@@ -16,17 +16,19 @@ from rclpy.node import Node
 from mvsim_ros.physics import Simulation
 from mvsim_ros.ros.publishing.chassis_publisher import ChassisPublisher
 from mvsim_ros.ros.inputs.command_subscriptions import CommandSubscriptions
-from mvsim_ros.ros.publishing.compiled_streams import CompiledStreams
-from mvsim_ros.ros.publishing.conversions import anchor_stamps_to_wall_clock
+from mvsim_ros.ros.publishing.compiled.streams import CompiledStreams
+from mvsim_ros.ros.publishing.context import PublishingContext
+from mvsim_ros.ros.publishing.conversions import Stamps
 from mvsim_ros.ros.publishing.footprint_publisher import FootprintPublisher
 from mvsim_ros.ros.publishing.image_publisher import ImagePublisher
 from mvsim_ros.ros.inputs.initial_pose import InitialPoseSubscriptions
 from mvsim_ros.ros.publishing.inertial_publisher import InertialPublisher
 from mvsim_ros.ros.publishing.log_topics import LogTopics, log_topic_period
 from mvsim_ros.ros.publishing.objects_publisher import ObjectMarkers
+from mvsim_ros.ros.publishing.outlet import Outlets
 from mvsim_ros.ros.publishing.state_publishers import PublishRates, SimPublishers, tf_publish_rate
 from mvsim_ros.ros.publishing.scan_publisher import ScanPublisher
-from mvsim_ros.ros.topics import FrameLayout, frame_layout, use_frame_layout
+from mvsim_ros.ros.topics import FrameLayout
 from mvsim_ros.core.schedule import DueTimes
 from mvsim_ros.runtime.sensor_runner import SensorRunner
 from mvsim_ros.sensors.suite import build_sensors
@@ -37,15 +39,19 @@ class SimSession:
 
     p: the node's checked parameters (ros/node/parameters.py). prefixes: topic prefix of each vehicle ('<veh>/' or ''),
     in the simulation's vehicle order. `check` is called between the build phases (the node's stop-signal check).
-    Every publisher, subscription and timer created on the node while building belongs to the session and goes
-    with `destroy()`.
+    outlets: how the session's publishers are made (the node's, tapped by its recording; plain ones on `node` when
+    not given). Every publisher, subscription and timer created on the node while building belongs to the session
+    and goes with `destroy()`.
     """
 
     def __init__(self, node: Node, sim: Simulation, p: dict[str, Any], prefixes: list[str],
-                 check=lambda: None):
+                 check=lambda: None, outlets: Outlets | None = None):
         self.node = node
         self.sim = sim
         self.prefixes = list(prefixes)
+        #: What the session's publishers share: outlets, TF layout, stamps (made in the build).
+        self.context: PublishingContext | None = None
+        self._outlets = outlets if outlets is not None else Outlets(node)
         before = {id(e) for e in _entities(node)}
         reuse = getattr(node, "entity_reuse", None)
         if reuse is not None:
@@ -69,15 +75,15 @@ class SimSession:
         tf_hz, note = tf_publish_rate(p["odometry_publish_rate"], p["period_ms_publish_tf"], sim.dt)
         if note:
             node.get_logger().info(note)
-        if p["disable_sim_time_clock"]:
-            anchor_stamps_to_wall_clock(sim.time)
-        use_frame_layout(FrameLayout(self.prefixes, single_tree=p["tf_single_tree"]))
+        stamps = Stamps.anchored_to_wall_clock(sim.time) if p["disable_sim_time_clock"] else Stamps()
+        context = self.context = PublishingContext(
+            self._outlets, FrameLayout(self.prefixes, single_tree=p["tf_single_tree"]), stamps)
         self.publishers = SimPublishers(
             node, sim, PublishRates(odometry_hz=tf_hz, clock_hz=p["clock_publish_rate"]),
             fake_localization=p["do_fake_localization"], prefixes=self.prefixes,
             tf_odom_to_base_link=p["publish_tf_odom2baselink"], history_depth=p["publisher_history_len"],
-            clock=not p["disable_sim_time_clock"], layout=frame_layout())
-        self.chassis = ChassisPublisher(node, sim, self.prefixes, tf_hz)
+            clock=not p["disable_sim_time_clock"], context=context)
+        self.chassis = ChassisPublisher(node, sim, self.prefixes, tf_hz, context=context)
         sensors = build_sensors(spec, p["random_seed"])
         self.sensors = sensors  # their latest outputs are what the viewer shows
         check()
@@ -85,24 +91,26 @@ class SimSession:
         #: Every sensor is measured here, when due; the publishers below only publish what it measured.
         self.sensor_runner = SensorRunner(sim, sensors, warn=node.get_logger().warning,
                                           on_measured=self._publish_measured)
-        self.scans = ScanPublisher(node, self.sensor_runner, self.prefixes)
-        self.inertial = InertialPublisher(node, self.sensor_runner, self.prefixes)
-        self.images = ImagePublisher(node, self.sensor_runner, self.prefixes, depth_encoding=p["depth_encoding"])
+        self.scans = ScanPublisher(node, self.sensor_runner, self.prefixes, context=context)
+        self.inertial = InertialPublisher(node, self.sensor_runner, self.prefixes, context=context)
+        self.images = ImagePublisher(node, self.sensor_runner, self.prefixes, depth_encoding=p["depth_encoding"],
+                                     context=context)
         static = self.scans.static_transforms()
         for more in (self.inertial.static_transforms(), self.images.static_transforms()):
             for vehicle, transforms in more.items():
                 static.setdefault(vehicle, []).extend(transforms)
         self.publishers.publish_static(static)
-        self.objects = ObjectMarkers(node, sim, spec, p["simul_objects_publish_rate"])
-        self.footprints = FootprintPublisher(node, sim, self.prefixes, p["footprint_publish_rate"], tf_hz)
+        self.objects = ObjectMarkers(node, sim, spec, p["simul_objects_publish_rate"], context=context)
+        self.footprints = FootprintPublisher(node, sim, self.prefixes, p["footprint_publish_rate"], tf_hz,
+                                             context=context)
         self.commands = CommandSubscriptions(node, sim, self.prefixes)
         if p["use_stamped_cmd_vel"]:
             self.warnings.append("parameter use_stamped_cmd_vel is deprecated and has no effect: cmd_vel takes "
                                  "geometry_msgs/Twist and TwistStamped at once")
         self.initial_poses = InitialPoseSubscriptions(node, sim, self.prefixes,
-                                                      relocalize=getattr(self.publishers, "relocalize", None))
-        self.log_topics = (LogTopics(node, sim, self.prefixes, log_topic_period(p["log_period"], tf_hz))
-                           if p["publish_log_topics"] else None)
+                                                      relocalize=self.publishers.relocalize)
+        self.log_topics = (LogTopics(node, sim, self.prefixes, log_topic_period(p["log_period"], tf_hz),
+                                     context=context) if p["publish_log_topics"] else None)
         #: /clock, the vehicle streams and (when it can) the lidars published from inside the compiled steps
         #: (None: from Python).
         self.streams = CompiledStreams.for_publishers(sim, self.publishers, self.scans)

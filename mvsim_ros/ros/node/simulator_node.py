@@ -14,22 +14,22 @@ import time
 
 from rclpy.clock import Clock, ClockType
 
-from mvsim_ros.core.package_share import package_share_directory
-from mvsim_ros.physics import Simulation, box2d_native
+from mvsim_ros.physics import Simulation
 from mvsim_ros.output.ground_truth_files import GroundTruthFiles
 from mvsim_ros.ros.node.entity_reuse import EntityReuse
 from mvsim_ros.ros.node.lean_events import LeanEventsNode
 from mvsim_ros.ros.services.log_services import LogServices
 from mvsim_ros.ros.node.recording import NodeRecording, open_recorder
-from mvsim_ros.ros.node.parameters import declare_and_read, load_limits, warn_unknown_parameters
+from mvsim_ros.ros.node.parameters import declare_and_read, warn_unknown_parameters
+from mvsim_ros.ros.node.startup import load_simulation, start_up_messages
 from mvsim_ros.ros.publishing.map_publisher import MapPublisher
+from mvsim_ros.ros.publishing.outlet import Outlets
 from mvsim_ros.ros.node.signals import StopSignals
 from mvsim_ros.ros.node.status import StatusLine
 from mvsim_ros.ros.node.session import SimSession
 from mvsim_ros.ros.services.simulation_services import SimulationServices
 from mvsim_ros.runtime.runner import CallbackSink, Runner
-from mvsim_ros.ros.topics import ros_safe_names, vehicle_prefix
-from mvsim_ros.world import WorldFileError, load_world
+from mvsim_ros.world.files.world_path import resolve_world_path
 
 #: At realtime_factor 0, a timer tick steps for this long [s of wall time] (or the timer's period if longer):
 #: each return to the executor costs ~0.4 ms, and commands and service calls still get served 20 times a second.
@@ -58,6 +58,11 @@ class MvsimNode(LeanEventsNode):
         self.ground_truth: GroundTruthFiles | None = None
         #: The run's MCAP recording (None unless `record` names a file): taps every publisher and subscription.
         self.recording: NodeRecording | None = None
+        #: Makes the node's publishers, tapped by the recording (made once the recording is open).
+        self.outlets: Outlets | None = None
+        #: Parameter values given to the constructor (rclpy keeps its own copy to itself): checked for unknown
+        #: names along with those of the command line and parameters files.
+        self._constructor_overrides = [parameter.name for parameter in kwargs.get("parameter_overrides") or []]
         self.sim: Simulation | None = None
         #: Publishers and subscriptions of a replaced session, for the next one to take over.
         self.entity_reuse: EntityReuse | None = None
@@ -84,39 +89,29 @@ class MvsimNode(LeanEventsNode):
 
     def _start(self) -> None:
         p = declare_and_read(self)
-        warn_unknown_parameters(self)
+        warn_unknown_parameters(self, self._constructor_overrides)
         world_file = resolve_world_file(p["world_file"])
         if p["record"]:  # before the first publisher, so that the file holds every message
             self.recording = NodeRecording(
                 open_recorder(p["record"], p["record_topics"], p["record_compression"], os.path.abspath(world_file),
-                              on_error=self.get_logger().error, follow_symlinks=p["record_follow_symlinks"]),
+                              on_error=self.get_logger().error, follow_symlinks=p["record_follow_symlinks"],
+                              watchdog_timeout_s=p["base_watchdog_timeout"]),
                 lambda: self.sim.time if self.sim is not None else 0.0)
-        with self._stop.interruptible():  # a slow world load ends at once on a signal
-            spec = load_world(world_file, random_seed=p["random_seed"],
-                              allow_shell=p["allow_shell_in_world"], limits=load_limits(p))
-        spec, renamed = ros_safe_names(spec, p["force_publish_vehicle_namespace"])
-        self.sim = Simulation(spec, command_timeout=p["base_watchdog_timeout"])
-        self.runner = Runner(self.sim, p["realtime_factor"])
-        self._stop.check()
-        for warning in spec.warnings + renamed + self.sim.warnings + box2d_native.setting_warnings():
+        self.outlets = Outlets(self, self.recording.tap_publisher if self.recording is not None else None)
+        parts = load_simulation(p, world_file, self._stop)
+        self.sim, self.runner = parts.sim, parts.runner
+        for warning in parts.warnings:
             self.get_logger().warning(warning)
-        if not box2d_native.AVAILABLE:
-            self.get_logger().warning(f"stepping without compiled batches (slower): {box2d_native.UNAVAILABLE_REASON}")
-        count, forced = len(self.sim.vehicle_names), p["force_publish_vehicle_namespace"]
-        prefixes = [vehicle_prefix(name, count, forced) for name in self.sim.vehicle_names]
         with self._stop.interruptible():  # the scene's remote models may still be downloading
-            self.session = SimSession(self, self.sim, p, prefixes, check=self._stop.check)
-        self.map_publisher = MapPublisher(self, spec.occupancy_grids)  # after the session set the stamps' clock
+            self.session = SimSession(self, self.sim, p, parts.prefixes, check=self._stop.check, outlets=self.outlets)
+        self.map_publisher = MapPublisher(self, parts.spec.occupancy_grids, context=self.session.context)
         for warning in self.session.warnings:
             self.get_logger().warning(warning)
         self._stop.check()
         self.logs = LogServices(self, self.sim, p["log_dir"], p["log_period"])
         #: The world's <save_ground_truth_trajectory> files (None when it asks for none).
         self.ground_truth = GroundTruthFiles.for_world(self.sim)
-        if self.ground_truth is not None:
-            names = ", ".join(str(f) for f in self.ground_truth.file_names.values())
-            self.get_logger().info(f"ground-truth trajectories every {self.ground_truth.period_s:g} s to {names}")
-        self._params, self._start_spec, self._start_prefixes = p, spec, list(prefixes)
+        self._params, self._start_spec, self._start_prefixes = p, parts.spec, list(parts.prefixes)
         self.simulation_services = SimulationServices(self)
         if not p["headless"]:
             from mvsim_ros.ros.node.node_viewer import NodeViewer  # aiohttp is needed only with the viewer
@@ -128,46 +123,19 @@ class MvsimNode(LeanEventsNode):
         self.status = StatusLine(self.sim, p["status_period"])
         wall_clock = Clock(clock_type=ClockType.STEADY_TIME)
         self._timer = self.create_timer(self._period, self._tick, clock=wall_clock)
-
-        names = ", ".join(self.sim.vehicle_names)
-        self.get_logger().info(
-            f"world {spec.source_file}: vehicles [{names}], {len(spec.blocks)} blocks, dt={self.sim.dt * 1e3:g} ms, "
-            f"realtime_factor={self.realtime_factor:g}"
-        )
-        if self.session.sensor_runner.scene is not None:
-            from mvsim_ros.sensors.gl_context import gl_renderer
-
-            self.get_logger().info(f"rendered sensors draw with OpenGL on {gl_renderer()} (an EGL device; "
-                                   "MVSIM_GL_DEVICE picks another)")
-        streams = self.session.streams
-        if streams is not None:
-            compiled, total = len(streams.scans.lidars) if streams.scans else 0, len(self.session.scans.lidars)
-            scans = "" if not compiled else f" and {compiled} lidar(s)" if compiled == total else \
-                f" and {compiled} of {total} lidars (the others, rendered through OpenGL, from Python)"
-            self.get_logger().info(f"/clock, odometry, ground truth, odom->base_link TF{scans} are published from "
-                                   "the compiled steps")
-        if self.recording is not None:
-            recorder = self.recording.recorder
-            if recorder.note:
-                self.get_logger().warning(recorder.note)
-            self.get_logger().info(f"recording the run into {recorder.path} (in place once the run starts, closed "
-                                   "with its summary at the end)")
-        if self.viewer is not None:
-            self.get_logger().info(f"viewer: open {self.viewer.url} in a browser (W/A/S/D or arrows drive the "
-                                   "selected vehicle, space stops)")
-        if self.session.prefixes:
-            remap = f"--ros-args -r cmd_vel:=/{self.session.prefixes[0]}cmd_vel"
-            self.get_logger().info(f"drive it: mvsim_teleop {remap} (or, with a ROS 2 install: "
-                                   f"ros2 run teleop_twist_keyboard teleop_twist_keyboard {remap})")
+        for level, text in start_up_messages(self, parts.spec):
+            if level == "warning":  # rclpy's logger takes one severity per calling line
+                self.get_logger().warning(text)
+            else:
+                self.get_logger().info(text)
 
     def create_publisher(self, msg_type, topic, qos_profile, **kwargs):
-        """rclpy's create_publisher, handing over a parked publisher of a replaced session when one matches."""
+        """rclpy's create_publisher, handing over a parked publisher of a replaced session when one matches. (What
+        the node publishes goes through `outlets`, which the recording taps.)"""
         reuse = self.entity_reuse
         publisher = reuse.take_publisher(msg_type, topic, qos_profile) if reuse is not None and not kwargs else None
         if publisher is None:
             publisher = super().create_publisher(msg_type, topic, qos_profile, **kwargs)
-        if self.recording is not None:
-            self.recording.tap_publisher(publisher, msg_type)
         return publisher
 
     def create_subscription(self, msg_type, topic, callback, qos_profile, **kwargs):
@@ -297,7 +265,8 @@ class MvsimNode(LeanEventsNode):
             self.session = None  # until the new one is built
         self.sim = sim
         try:
-            self.session = SimSession(self, sim, self._params, prefixes)  # a failed build takes its entities along
+            # A failed build takes its entities along.
+            self.session = SimSession(self, sim, self._params, prefixes, outlets=self.outlets)
         finally:
             self.entity_reuse.release()  # the topics of the entity that went
         for warning in self.session.warnings:
@@ -309,6 +278,8 @@ class MvsimNode(LeanEventsNode):
         if self.ground_truth is not None:
             self.ground_truth.follow(sim)
         self._attach()
+        if self.viewer is not None:  # the pages get the new scene
+            self.viewer.simulation_replaced()
 
     @property
     def start_spec(self):
@@ -341,24 +312,21 @@ class MvsimNode(LeanEventsNode):
             self.entity_reuse.close()
             self.entity_reuse = None
         if self.recording is not None:  # last: everything published up to here is in the file
-            self.recording.close()
+            self.recording.close(self._block_poses_now())
             self.recording = None
         super().destroy_node()
 
+    def _block_poses_now(self) -> dict[str, tuple[float, float, float]]:
+        """Block name -> (x [m], y [m], yaw [rad]) of every block of the current simulation (none without one)."""
+        if self.sim is None:
+            return {}
+        rows = self.sim.block_poses().tolist()
+        return {block.name: (x, y, yaw) for block, (x, y, yaw) in zip(self.sim.spec.blocks, rows)}
+
 
 def resolve_world_file(path: str) -> str:
-    """The world file a `world_file` parameter names: an absolute or existing relative path as given, else the same
-    relative path in the package's share directory. WorldFileError (one line) when neither exists or it is a
-    directory."""
-    candidates = [path]
-    if not os.path.isabs(path) and not os.path.exists(path):
-        share = package_share_directory()
-        if share is not None:
-            candidates.append(os.path.join(share, path))
-    for candidate in candidates:
-        if os.path.isdir(candidate):
-            raise WorldFileError("is a directory, not a world file", file=candidate)
-        if os.path.exists(candidate):
-            return candidate
-    looked = " or ".join(os.path.abspath(c) for c in candidates)
-    raise WorldFileError(f"world file not found (looked for {looked})", file=path)
+    """The world file a `world_file` parameter names, as an absolute path: as given, else in the package's share
+    directory, source checkout or installed share directory, with or without a leading `worlds/`
+    (mvsim_ros.world.files.world_path). WorldFileError (one line, listing every place looked in) when it is found
+    nowhere or is a directory."""
+    return str(resolve_world_path(path))

@@ -11,7 +11,8 @@ This module is the ROS side of that delivery: it finds the librcl and librcutils
 output/recording/tee.c, which also records the messages while the node records a run) and rcutils' error reset as
 the fast path's delivery functions, and describes each batch as a `Delivery` (rcl publisher handles,
 serialized-message structs).
-Where the libraries cannot be found, the batches go through rclpy instead.
+Where the libraries cannot be found, the batches go through each outlet's serialized publish instead (which
+records them itself while the run records their topic).
 
 Publishing stays on the simulation thread: waking a worker thread and handing the GIL back and forth at every
 event would cost more than the publishing it moves off the simulation thread.
@@ -24,12 +25,10 @@ import functools
 from typing import Callable, Sequence
 
 import numpy as np
-from rclpy.publisher import Publisher
-
 from mvsim_ros.output.recording import tee_library
 from mvsim_ros.runtime.fast_path import delivery
+from mvsim_ros.ros.publishing.outlet import Outlet
 from mvsim_ros.runtime.fast_path.delivery import Delivery, deliver_all
-from mvsim_ros.ros.node.recording import raw_publisher
 
 #: rcutils_uint8_array_t (= rcl_serialized_message_t): buffer, buffer_length, buffer_capacity, then the
 #: rcutils_allocator_t (allocate, deallocate, reallocate, zero_allocate, state), unused by a publish.
@@ -86,38 +85,38 @@ def _publish_kernel() -> Callable[[np.ndarray, np.ndarray], int] | None:
 
 
 class BatchPublisher:
-    """Publishes row i of each stream's byte array on that stream's publisher i, all in one call.
+    """Publishes row i of each stream's byte array on that stream's outlet i, all in one call.
 
-    `streams` pairs publishers with a C-contiguous (count, nbytes) uint8 array of serialized messages
-    (a SerializedBatch's `store`), read in place at every `publish()`: keep the arrays alive and unresized,
-    and the publishers alive, as long as this object is used.
+    `streams` pairs outlets (ros/publishing/outlet.py) with a C-contiguous (count, nbytes) uint8 array of
+    serialized messages (a SerializedBatch's `store`), read in place at every `publish()`: keep the arrays alive
+    and unresized, and the outlets' publishers alive, as long as this object is used.
     """
 
-    def __init__(self, streams: Sequence[tuple[Sequence[Publisher], np.ndarray]]):
-        self._streams = [(list(publishers), store) for publishers, store in streams]
-        for publishers, store in self._streams:
-            if len(publishers) != store.shape[0]:
-                raise ValueError(f"{len(publishers)} publishers for {store.shape[0]} messages")
+    def __init__(self, streams: Sequence[tuple[Sequence[Outlet], np.ndarray]]):
+        self._streams = [(list(outlets), store) for outlets, store in streams]
+        for outlets, store in self._streams:
+            if len(outlets) != store.shape[0]:
+                raise ValueError(f"{len(outlets)} publishers for {store.shape[0]} messages")
             if not store.flags.c_contiguous or store.dtype != np.uint8:
                 raise ValueError("message arrays must be C-contiguous uint8")
         #: Messages the middleware refused so far (e.g. while the ROS context shuts down).
         self.failures = 0
         self._kernel = _publish_kernel()
-        if not all(hasattr(pub.handle, "pointer") for pubs, _ in self._streams for pub in pubs):
+        if not all(outlet.handle_address is not None for outlets, _ in self._streams for outlet in outlets):
             self._kernel = None  # an rclpy without the rcl handle's address: publish through rclpy
         if self._kernel is None:
-            self._raw = [(raw_publisher(pub), store[i]) for pubs, store in self._streams
-                         for i, pub in enumerate(pubs)]
+            self._serialized = [(outlet, store[i]) for outlets, store in self._streams
+                                for i, outlet in enumerate(outlets)]
             return
         count = sum(store.shape[0] for _, store in self._streams)
         self._messages = np.zeros(count, _SERIALIZED_MESSAGE)
         handles, row = [], 0
-        for publishers, store in self._streams:
-            for i, publisher in enumerate(publishers):
+        for outlets, store in self._streams:
+            for i, outlet in enumerate(outlets):
                 message = self._messages[row:row + 1]
                 message["buffer"] = store[i].ctypes.data
                 message["buffer_length"] = message["buffer_capacity"] = store.shape[1]
-                handles.append(publisher.handle.pointer)
+                handles.append(outlet.handle_address)
                 row += 1
         self._handles = np.array(handles, dtype=np.uintp)
         self._message_pointers = (self._messages.ctypes.data
@@ -139,23 +138,23 @@ class BatchPublisher:
         if self._kernel is not None:
             self.failures += self._kernel(self._handles, self._message_pointers)
             return
-        for publish_raw, row in self._raw:
+        for outlet, row in self._serialized:
             try:
-                publish_raw(row.tobytes())
+                outlet.publish_serialized(row.tobytes())
             except RuntimeError:
                 self.failures += 1
 
 
 class RowsPublisher:
-    """One serialized message per publisher (row 0 of each store), published for the ones due at an instant: all
-    of them in one call when they are all due (sensors sharing a rate), else one call each."""
+    """One serialized message per outlet (row 0 of each store), published for the ones due at an instant: all of
+    them in one call when they are all due (sensors sharing a rate), else one call each."""
 
-    def __init__(self, publishers: Sequence[Publisher], stores: Sequence[np.ndarray]):
-        self._all = BatchPublisher([([pub], store) for pub, store in zip(publishers, stores)])
-        self._each = [BatchPublisher([([pub], store)]) for pub, store in zip(publishers, stores)]
+    def __init__(self, outlets: Sequence[Outlet], stores: Sequence[np.ndarray]):
+        self._all = BatchPublisher([([outlet], store) for outlet, store in zip(outlets, stores)])
+        self._each = [BatchPublisher([([outlet], store)]) for outlet, store in zip(outlets, stores)]
 
     def publish(self, due: Sequence[int]) -> None:
-        """Publish the messages of the publishers at indices `due`."""
+        """Publish the messages of the outlets at indices `due`."""
         if due and len(due) == len(self._each):
             self._all.publish()
             return

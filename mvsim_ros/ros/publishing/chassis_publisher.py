@@ -22,12 +22,12 @@ from visualization_msgs.msg import Marker, MarkerArray
 from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.footprint import relative_pose
 from mvsim_ros.physics.vehicles.fleet import steering_targets
+from mvsim_ros.ros.publishing.context import PublishingContext
+from mvsim_ros.ros.publishing.outlet import Outlet
 from mvsim_ros.ros.qos import latched
 from mvsim_ros.ros.publishing.serialized import SerializedBatch
-from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.core.rotations import yaw_quaternions_xyzw
 from mvsim_ros.core.schedule import DUE_TOLERANCE_S, Periodic, next_grid_time
-from mvsim_ros.ros.node.recording import raw_publisher
 
 #: MVSim's marker namespaces (rviz configs written for MVSim select them by name).
 CHASSIS_NAMESPACE = "mvsim.chassis_shape"
@@ -90,28 +90,31 @@ class ChassisPublisher:
     """chassis_markers and chassis_polygon of every vehicle (see the module docstring).
 
     prefixes: each vehicle's topic prefix. rate_hz: how often [Hz of simulated time] steering vehicles' wheel
-    markers are checked and republished when they moved (the TF rate; 0: never after the first).
+    markers are checked and republished when they moved (the TF rate; 0: never after the first). context: the
+    session's PublishingContext (a plain one on `node` when not given).
     """
 
-    def __init__(self, node: Node, sim: Simulation, prefixes: list[str], rate_hz: float):
+    def __init__(self, node: Node, sim: Simulation, prefixes: list[str], rate_hz: float,
+                 context: PublishingContext | None = None):
         self.sim = sim
         spec = sim.spec
+        context = context if context is not None else PublishingContext.plain(node, prefixes)
         first_wheel = np.cumsum([0] + [len(v.wheels) for v in spec.vehicles])
         steering = {int(k) for k in [*sim.steering.vehicle.tolist(), *sim.articulations.vehicle.tolist()]}
-        self._polygon_pubs = []
-        self._marker_pubs = []
-        #: Steering vehicles: (vehicle, publisher, its wheel indices, serialized MarkerArray, last pose values).
-        self._steered: list[tuple[int, object, np.ndarray, SerializedBatch, np.ndarray]] = []
+        self._polygon_outlets: list[Outlet] = []
+        self._marker_outlets: list[Outlet] = []
+        #: Steering vehicles: (vehicle, outlet, its wheel indices, serialized MarkerArray, last pose values).
+        self._steered: list[tuple[int, Outlet, np.ndarray, SerializedBatch, np.ndarray]] = []
         #: What moves the wheel markers of each steering vehicle (same order): its wheels' steered yaws, and its
         #: front unit's pose for an articulated vehicle; the markers are recomputed only when it changed.
         self._steer_state: list[np.ndarray] = []
         self._articulated = set(sim.articulations.vehicle.tolist())
         for i, (vehicle, prefix) in enumerate(zip(spec.vehicles, prefixes)):
-            base_link = vehicle_frame(i, "base_link")
+            base_link = context.frame(i, "base_link")
             outline = [(float(x), float(y)) for x, y in vehicle.chassis.shape]
-            polygon_pub = node.create_publisher(Polygon, prefix + "chassis_polygon", latched(1))
-            polygon_pub.publish(chassis_polygon(outline))
-            self._polygon_pubs.append(polygon_pub)
+            polygon_outlet = context.outlets.create(Polygon, prefix + "chassis_polygon", latched(1))
+            polygon_outlet.publish(chassis_polygon(outline))
+            self._polygon_outlets.append(polygon_outlet)
             wheels = np.arange(first_wheel[i], first_wheel[i + 1])
             msg = MarkerArray()
             if outline:
@@ -125,12 +128,12 @@ class ChassisPublisher:
                 x, y, _, _, _, qz, qw = poses[0, 7 * j:7 * j + 7].tolist()
                 marker.pose.position.x, marker.pose.position.y = x, y
                 marker.pose.orientation.z, marker.pose.orientation.w = qz, qw
-            pub = node.create_publisher(MarkerArray, prefix + "chassis_markers", latched(5))
-            pub.publish(msg)
-            self._marker_pubs.append(pub)
+            outlet = context.outlets.create(MarkerArray, prefix + "chassis_markers", latched(5))
+            outlet.publish(msg)
+            self._marker_outlets.append(outlet)
             if i in steering and len(wheels):
                 fields = [f"markers.{first + j}.{f}" for j in range(len(wheels)) for f in _POSE_FIELDS]
-                self._steered.append((i, pub, wheels, SerializedBatch(msg, fields, 1), poses))
+                self._steered.append((i, outlet, wheels, SerializedBatch(msg, fields, 1), poses))
                 self._steer_state.append(self._state(i, wheels))
         self._timer = Periodic.at_rate(rate_hz)
         self._timer.due(sim.time)  # just published
@@ -139,6 +142,22 @@ class ChassisPublisher:
         """The schedule `publish_due` serves, as the node loop sees it (none without steering vehicles): the TF
         grid while some steered wheel may move, never while they all rest where the markers show them."""
         return [_SteeringSchedule(self)] if self._steered else []
+
+    @property
+    def check_period(self) -> float:
+        """Period [s of simulated time] at which steered wheels are checked (the TF period; inf at rate 0)."""
+        return self._timer.period
+
+    def next_check_time(self) -> float:
+        """Simulated time [s] of the next check of the steered wheels: the next instant of the TF grid while some
+        steered wheel may move (instants skipped while all rested are left behind), never (inf) while they all
+        rest where their markers show them."""
+        if not self.steering_may_move():
+            return math.inf
+        timer, now = self._timer, self.sim.time
+        if timer.next_time + DUE_TOLERANCE_S <= now:  # instants skipped while at rest: back onto the grid
+            timer.next_time = next_grid_time(timer.next_time, timer.period, now)
+        return timer.next_time
 
     def steering_may_move(self) -> bool:
         """True unless every steered wheel rests where its markers show it: the markers are up to date and each
@@ -160,7 +179,7 @@ class ChassisPublisher:
         """Republish the markers of steering vehicles whose wheels moved, when the TF period has come."""
         if not self._steered or not self._timer.due(self.sim.time):
             return
-        for index, (vehicle, pub, wheels, batch, last) in enumerate(self._steered):
+        for index, (vehicle, outlet, wheels, batch, last) in enumerate(self._steered):
             state = self._state(vehicle, wheels)
             if np.array_equal(state, self._steer_state[index]):
                 continue
@@ -169,8 +188,8 @@ class ChassisPublisher:
             if np.array_equal(poses, last):
                 continue
             batch.fill(poses)
-            raw_publisher(pub)(batch.row(0))
-            self._steered[index] = (vehicle, pub, wheels, batch, poses)
+            outlet.publish_serialized(batch.row(0))
+            self._steered[index] = (vehicle, outlet, wheels, batch, poses)
 
     def _state(self, vehicle: int, wheels: np.ndarray) -> np.ndarray:
         """The steered yaws [rad] of `wheels`, and the pivot angle [rad] of an articulated `vehicle`."""
@@ -196,14 +215,9 @@ class _SteeringSchedule:
 
     def __init__(self, publisher: ChassisPublisher):
         self._publisher = publisher
-        self.period = publisher._timer.period
+        self.period = publisher.check_period
 
     @property
     def next_time(self) -> float:
-        p = self._publisher
-        if not p.steering_may_move():
-            return math.inf
-        timer, now = p._timer, p.sim.time
-        if timer.next_time + DUE_TOLERANCE_S <= now:  # instants skipped while at rest: back onto the grid
-            timer.next_time = next_grid_time(timer.next_time, timer.period, now)
-        return timer.next_time
+        """ChassisPublisher.next_check_time."""
+        return self._publisher.next_check_time()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Quaternion, TransformStamped
@@ -11,45 +12,48 @@ from nav_msgs.msg import Odometry
 from mvsim_ros.core import rotations
 
 
-#: Added to every message stamp [ns]: 0 stamps messages with simulated time (the default, with /clock); the wall
-#: time at which simulated time was 0 when `disable_sim_time_clock` stamps them with wall time instead.
-_stamp_offset_ns = 0
-
-
-def set_stamp_offset(seconds: float) -> None:
-    """Make every stamp from `sec_nsec` / `sim_time_msg` the simulated time plus `seconds` (0: simulated time)."""
-    global _stamp_offset_ns
-    _stamp_offset_ns = int(round(seconds * 1e9))
-
-
-def anchor_stamps_to_wall_clock(sim_time: float) -> None:
-    """Stamp messages with wall time: the offset that makes simulated time `sim_time` [s] stamp as now (system
-    clock), so stamps follow the wall clock while the simulation runs at real time."""
-    global _stamp_offset_ns
-    _stamp_offset_ns = time.time_ns() - int(round(sim_time * 1e9))
-
-
-def stamp_offset() -> float:
-    """The offset [s] added to simulated time in message stamps (0 unless stamping with wall time)."""
-    return _stamp_offset_ns * 1e-9
-
-
-def stamp_offset_ns() -> int:
-    """The offset [ns] added to every stamp (see set_stamp_offset)."""
-    return _stamp_offset_ns
-
-
-def sec_nsec(seconds: float) -> tuple[int, int]:
-    """(sec, nanosec) stamp of a simulated time [s], rounded to the nanosecond, as builtin_interfaces/Time stores
-    it: the simulated time itself, plus the stamp offset when stamping with wall time (see set_stamp_offset)."""
-    nanoseconds = int(round(seconds * 1e9)) + _stamp_offset_ns
+def sec_nsec(seconds: float, offset_ns: int = 0) -> tuple[int, int]:
+    """(sec, nanosec) stamp of a simulated time [s], rounded to the nanosecond, plus `offset_ns` [ns], as
+    builtin_interfaces/Time stores it."""
+    nanoseconds = int(round(seconds * 1e9)) + offset_ns
     return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
 
-def sim_time_msg(seconds: float) -> Time:
-    """builtin_interfaces/Time stamp for a simulated time [s] (rounded to the nanosecond; see sec_nsec)."""
-    sec, nanosec = sec_nsec(seconds)
+def sim_time_msg(seconds: float, offset_ns: int = 0) -> Time:
+    """builtin_interfaces/Time stamp for a simulated time [s] plus `offset_ns` [ns] (rounded to the nanosecond;
+    see sec_nsec)."""
+    sec, nanosec = sec_nsec(seconds, offset_ns)
     return Time(sec=sec, nanosec=nanosec)
+
+
+@dataclass(frozen=True)
+class Stamps:
+    """How one simulation session stamps its messages: the simulated time plus `offset_ns` [ns].
+
+    0 (the default) stamps messages with simulated time, as /clock says it; with `disable_sim_time_clock` the
+    offset is the wall time at which simulated time was 0 (`anchored_to_wall_clock`), so that stamps follow the
+    system clock while the simulation runs at real time.
+    """
+
+    offset_ns: int = 0
+
+    @classmethod
+    def anchored_to_wall_clock(cls, sim_time: float) -> "Stamps":
+        """Stamps that make simulated time `sim_time` [s] stamp as now (system clock)."""
+        return cls(time.time_ns() - int(round(sim_time * 1e9)))
+
+    @property
+    def offset_s(self) -> float:
+        """The offset [s] added to simulated time."""
+        return self.offset_ns * 1e-9
+
+    def sec_nsec(self, seconds: float) -> tuple[int, int]:
+        """(sec, nanosec) stamp of simulated time `seconds` [s]."""
+        return sec_nsec(seconds, self.offset_ns)
+
+    def time_msg(self, seconds: float) -> Time:
+        """builtin_interfaces/Time stamp of simulated time `seconds` [s]."""
+        return sim_time_msg(seconds, self.offset_ns)
 
 
 def yaw_quaternion(yaw: float) -> Quaternion:

@@ -21,9 +21,9 @@ from tf2_msgs.msg import TFMessage
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.footprint import articulated_outline, relative_pose, towed_vehicles, train_footprint
-from mvsim_ros.ros.publishing.conversions import planar_transform, sim_time_msg
+from mvsim_ros.ros.publishing.context import PublishingContext
+from mvsim_ros.ros.publishing.conversions import planar_transform
 from mvsim_ros.ros.qos import TF_QOS, reliable
-from mvsim_ros.ros.topics import frame_layout, vehicle_frame
 from mvsim_ros.core.schedule import Periodic
 
 
@@ -34,12 +34,15 @@ ARTICULATION_JOINT = "articulation_joint"
 
 
 class FootprintPublisher:
-    """Footprint and trailer/front-unit frame publishers for the vehicles with trailers or articulation."""
+    """Footprint and trailer/front-unit frame publishers for the vehicles with trailers or articulation. context:
+    the session's PublishingContext (a plain one on `node` when not given)."""
 
     def __init__(self, node: Node, sim: Simulation, prefixes: list[str], footprint_hz: float, tf_hz: float,
-                 base_frame: str = "base_link"):
+                 base_frame: str = "base_link", context: PublishingContext | None = None):
         self.sim = sim
         self.base_frame = base_frame
+        self.context = context if context is not None else PublishingContext.plain(node, prefixes)
+        outlets, layout = self.context.outlets, self.context.layout
         self.trains = towed_vehicles(sim.spec)
         #: articulated vehicle index -> its rank among them (index into sim.articulations / sim.unit_pose)
         self.articulated = {int(k): j for j, k in enumerate(sim.articulations.vehicle.tolist())}
@@ -47,15 +50,15 @@ class FootprintPublisher:
         self._footprint, self._stamped, self._tf = {}, {}, {}
         for head in self.heads:
             prefix = prefixes[head]
-            self._footprint[head] = node.create_publisher(Polygon, prefix + "footprint", reliable())
-            self._stamped[head] = node.create_publisher(PolygonStamped, prefix + "footprint_stamped", reliable())
-            self._tf[head] = node.create_publisher(TFMessage, frame_layout().tf_prefix(head) + "tf", TF_QOS)
-        self._joint_states = {k: node.create_publisher(JointState, prefixes[k] + "joint_states", reliable())
+            self._footprint[head] = outlets.create(Polygon, prefix + "footprint", reliable())
+            self._stamped[head] = outlets.create(PolygonStamped, prefix + "footprint_stamped", reliable())
+            self._tf[head] = outlets.create(TFMessage, layout.tf_prefix(head) + "tf", TF_QOS)
+        self._joint_states = {k: outlets.create(JointState, prefixes[k] + "joint_states", reliable())
                               for k in self.articulated}
         #: Per head vehicle, in the TF layout in use: its base frame, its trailers' frames, its front unit's frame.
-        self._frame_names = {head: (vehicle_frame(head, self.base_frame),
-                                    [vehicle_frame(head, self.trailer_frame(k)) for k in self.trains.get(head, [])],
-                                    vehicle_frame(head, FRONT_UNIT_FRAME)) for head in self.heads}
+        self._frame_names = {head: (layout.frame(head, self.base_frame),
+                                    [layout.frame(head, self.trailer_frame(k)) for k in self.trains.get(head, [])],
+                                    layout.frame(head, FRONT_UNIT_FRAME)) for head in self.heads}
         self._footprint_timer = Periodic.at_rate(footprint_hz)
         self._tf_timer = Periodic.at_rate(tf_hz)
 
@@ -78,7 +81,7 @@ class FootprintPublisher:
             self._publish_footprints()
 
     def _publish_trailer_frames(self) -> None:
-        stamp = sim_time_msg(self.sim.time)
+        stamp = self.context.stamps.time_msg(self.sim.time)
         sim = self.sim
         for head in self.heads:
             base, children, front = self._frame_names[head]
@@ -102,7 +105,7 @@ class FootprintPublisher:
         return train_footprint(sim.spec, sim.pose, head, self.trains[head])
 
     def _publish_footprints(self) -> None:
-        stamp = sim_time_msg(self.sim.time)
+        stamp = self.context.stamps.time_msg(self.sim.time)
         for head in self.heads:
             outline = self.outline(head)
             polygon = Polygon(points=[Point32(x=float(x), y=float(y), z=0.0) for x, y in outline])

@@ -33,9 +33,10 @@ from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image, PointCloud2, PointField
 
 from mvsim_ros.core.jit import kernel
-from mvsim_ros.ros.publishing.conversions import pose3_transform, sim_time_msg
+from mvsim_ros.ros.publishing.context import PublishingContext
+from mvsim_ros.ros.publishing.conversions import pose3_transform
+from mvsim_ros.ros.publishing.outlet import Outlet, Outlets
 from mvsim_ros.ros.qos import reliable
-from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.runtime.sensor_runner import Measured, SensorRunner
 from mvsim_ros.sensors.camera import Camera, Intrinsics
 from mvsim_ros.sensors.lidar3d import Lidar3D
@@ -222,10 +223,10 @@ def point_cloud(lidar: Lidar3D, ranges: np.ndarray, stamp) -> PointCloud2:
 
 @dataclass
 class _CameraOutputs:
-    """The publishers of one camera and its prebuilt CameraInfo messages; entries absent when not sensed."""
+    """The outlets of one camera and its prebuilt CameraInfo messages; entries absent when not sensed."""
 
-    images: dict  # kind ('rgb', 'depth') -> (image publisher, info publisher, CameraInfo, frame id)
-    points: object | None  # PointCloud2 publisher of an rgbd_camera with depth
+    images: dict  # kind ('rgb', 'depth') -> (image outlet, info outlet, CameraInfo, frame id)
+    points: Outlet | None  # PointCloud2 outlet of an rgbd_camera with depth
     points_frame: str = ""
 
 
@@ -234,10 +235,11 @@ class ImagePublisher:
     they are rendered (reliable, keep-last).
 
     depth_encoding: '16UC1' (millimetres, MVSim's and REP 118's) or '32FC1' (metres) for depth images.
+    context: the session's PublishingContext (a plain one on `node` when not given).
     """
 
     def __init__(self, node: Node, runner: SensorRunner, prefixes: list[str], base_frame: str = "base_link",
-                 world_frame: str = "map", depth_encoding: str = "16UC1"):
+                 world_frame: str = "map", depth_encoding: str = "16UC1", context: PublishingContext | None = None):
         if depth_encoding not in DEPTH_ENCODINGS:
             raise ValueError(f"depth encoding must be one of {', '.join(DEPTH_ENCODINGS)}, got {depth_encoding!r}")
         self.runner = runner
@@ -246,10 +248,11 @@ class ImagePublisher:
         self.depth_encoding = depth_encoding
         self.cameras: list[Camera] = runner.cameras
         self.lidars3d: list[Lidar3D] = runner.lidars3d
-        self._clouds = [node.create_publisher(PointCloud2,
-                                              topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name + "_points",
-                                              reliable(2)) for lidar in self.lidars3d]
-        self._outputs = [self._camera_outputs(node, cam, topic_prefix(prefixes, cam.vehicle))
+        self.context = context if context is not None else PublishingContext.plain(node, prefixes)
+        outlets = self.context.outlets
+        self._clouds = [outlets.create(PointCloud2, topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name + "_points",
+                                       reliable(2)) for lidar in self.lidars3d]
+        self._outputs = [self._camera_outputs(outlets, cam, topic_prefix(prefixes, cam.vehicle))
                          for cam in self.cameras]
 
     @property
@@ -257,17 +260,16 @@ class ImagePublisher:
         """The GL scene the sensors render (None when there are none or no OpenGL context)."""
         return self.runner.scene
 
-    @staticmethod
-    def _camera_outputs(node: Node, cam: Camera, prefix: str) -> _CameraOutputs:
+    def _camera_outputs(self, outlets: Outlets, cam: Camera, prefix: str) -> _CameraOutputs:
         topics = camera_topics(cam)
-        frames = {kind: vehicle_frame(cam.vehicle, frame) for kind, frame in camera_frames(cam).items()}
+        frames = {kind: self.context.frame(cam.vehicle, frame) for kind, frame in camera_frames(cam).items()}
         images = {}
         for kind, intrinsics in (("rgb", cam.rgb), ("depth", cam.depth if cam.publish_depth_image else None)):
             if intrinsics is not None:
-                images[kind] = (node.create_publisher(Image, prefix + topics[kind], reliable(2)),
-                                node.create_publisher(CameraInfo, prefix + topics[kind + "_info"], reliable()),
+                images[kind] = (outlets.create(Image, prefix + topics[kind], reliable(2)),
+                                outlets.create(CameraInfo, prefix + topics[kind + "_info"], reliable()),
                                 camera_info(intrinsics, frames[kind]), frames[kind])
-        points = (node.create_publisher(PointCloud2, prefix + topics["points"], reliable(2))
+        points = (outlets.create(PointCloud2, prefix + topics["points"], reliable(2))
                   if cam.depth is not None else None)
         return _CameraOutputs(images, points, frames.get("points", ""))
 
@@ -275,7 +277,7 @@ class ImagePublisher:
         """base_link -> every optical frame of every camera (camera_frames) and the frame of every 3D lidar,
         by vehicle index; map -> those frames of the world ones, under suite.WORLD_HOST. Frame ids are plain: the
         publisher of tf_static names them as the TF layout says."""
-        stamp = sim_time_msg(0.0)
+        stamp = self.context.stamps.time_msg(0.0)
         out: dict[int, list[TransformStamped]] = {}
         for cam in self.cameras:
             parent = host_frame(cam.vehicle, self.base_frame, self.world_frame)
@@ -293,32 +295,24 @@ class ImagePublisher:
         A message is built only for a topic someone listens to: a subscriber, or the node's recording."""
         if not measured.clouds and not measured.frames:
             return
-        stamp = sim_time_msg(measured.time)
+        stamp = self.context.stamps.time_msg(measured.time)
         for index, ranges in measured.clouds:
             lidar = self.lidars3d[index]
-            lidar.colors_wanted = listened(self._clouds[index])  # intensities drawn for the next scans or not
+            lidar.colors_wanted = self._clouds[index].listened()  # intensities drawn for the next scans or not
             if lidar.colors_wanted:
                 cloud = point_cloud(lidar, ranges, stamp)
-                cloud.header.frame_id = vehicle_frame(lidar.vehicle, cloud.header.frame_id)
+                cloud.header.frame_id = self.context.frame(lidar.vehicle, cloud.header.frame_id)
                 self._clouds[index].publish(cloud)
         for index, frame in measured.frames:
             cam, out = self.cameras[index], self._outputs[index]
-            if out.points is not None and listened(out.points):
+            if out.points is not None and out.points.listened():
                 out.points.publish(depth_cloud(cam, frame.depth, frame.rgb, stamp, out.points_frame))
-            for kind, (image_pub, info_pub, info, frame_id) in out.images.items():
-                if listened(image_pub):
-                    image_pub.publish(image_message(frame, kind, self.depth_encoding, stamp, frame_id))
-                if listened(info_pub):
+            for kind, (image_out, info_out, info, frame_id) in out.images.items():
+                if image_out.listened():
+                    image_out.publish(image_message(frame, kind, self.depth_encoding, stamp, frame_id))
+                if info_out.listened():
                     info.header.stamp = stamp
-                    info_pub.publish(info)
-
-
-def listened(publisher) -> bool:
-    """Whether a message on `publisher` reaches anyone: a matched subscription, or the node's recording (which
-    replaces the `publish` of each publisher whose topic it records, on that publisher itself). A publisher that
-    cannot count its subscriptions is taken as listened to."""
-    count = getattr(publisher, "get_subscription_count", None)
-    return count is None or "publish" in vars(publisher) or count() > 0
+                    info_out.publish(info)
 
 
 def image_message(frame, kind: str, depth_encoding: str, stamp, frame_id: str) -> Image:

@@ -18,6 +18,7 @@ from std_msgs.msg import Float64
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.output.csv_logs import POSE_COLUMNS, WHEEL_COLUMNS, fill_log_row
+from mvsim_ros.ros.publishing.context import PublishingContext
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.core.schedule import Periodic
 
@@ -44,14 +45,17 @@ def log_topic_names(sim: Simulation, prefixes: list[str]) -> list[list[str]]:
 
 
 class LogTopics:
-    """Publishes the log columns of every vehicle and wheel as Float64 topics when due (reliable, depth 10)."""
+    """Publishes the log columns of every vehicle and wheel as Float64 topics when due (reliable, depth 10).
+    context: the session's PublishingContext (a plain one on `node` when not given)."""
 
-    def __init__(self, node: Node, sim: Simulation, prefixes: list[str], period_s: float):
+    def __init__(self, node: Node, sim: Simulation, prefixes: list[str], period_s: float,
+                 context: PublishingContext | None = None):
         self.sim = sim
         self.schedule = Periodic(period_s)
-        self._publishers = [[node.create_publisher(Float64, name, reliable(10)) for name in row]
-                            for row in log_topic_names(sim, prefixes)]
-        self._row = np.zeros((len(self._publishers), len(POSE_COLUMNS)))
+        outlets = (context if context is not None else PublishingContext.plain(node, prefixes)).outlets
+        self._outlets = [[outlets.create(Float64, name, reliable(10)) for name in row]
+                         for row in log_topic_names(sim, prefixes)]
+        self._row = np.zeros((len(self._outlets), len(POSE_COLUMNS)))
         self._msg = Float64()
 
     def schedules(self) -> list[Periodic]:
@@ -68,7 +72,7 @@ class LogTopics:
         fill_log_row(self._row, round(sim.time, 9), sim.pose, sim.velocity, torque, w.normal_force, w.omega, w.phi,
                      w.force_x, w.force_y)
         msg = self._msg
-        for publishers, values in zip(self._publishers, self._row.tolist()):
-            for pub, value in zip(publishers, values):
+        for outlets, values in zip(self._outlets, self._row.tolist()):
+            for outlet, value in zip(outlets, values):
                 msg.data = value
-                pub.publish(msg)
+                outlet.publish(msg)

@@ -16,7 +16,8 @@ from rclpy.node import Node
 from visualization_msgs.msg import Marker, MarkerArray
 
 from mvsim_ros.physics import Simulation
-from mvsim_ros.ros.publishing.conversions import quaternion_msg, sim_time_msg
+from mvsim_ros.ros.publishing.context import PublishingContext
+from mvsim_ros.ros.publishing.conversions import quaternion_msg
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.core.schedule import Periodic
 from mvsim_ros.sensors.meshes import ACTOR_BODY_COLOR, parse_rgb, prism
@@ -30,15 +31,18 @@ LABEL_CLEARANCE_M = 0.3
 
 
 class ObjectMarkers:
-    """Publishes the MarkerArray of animated blocks and actors when due (nothing when the world has none)."""
+    """Publishes the MarkerArray of animated blocks and actors when due (nothing when the world has none).
+    context: the session's PublishingContext (a plain one on `node` when not given)."""
 
-    def __init__(self, node: Node, sim: Simulation, world: WorldSpec, rate_hz: float, frame: str = "map"):
+    def __init__(self, node: Node, sim: Simulation, world: WorldSpec, rate_hz: float, frame: str = "map",
+                 context: PublishingContext | None = None):
         self.sim = sim
+        self.context = context if context is not None else PublishingContext.plain(node, [])
         self.blocks = sim.animated_blocks.tolist()
         self.actors = list(world.actors)
         self.enabled = bool(self.blocks or self.actors)
         self.schedule = Periodic.at_rate(rate_hz if self.enabled else 0.0)
-        self.publisher = node.create_publisher(MarkerArray, TOPIC, reliable(1)) if self.enabled else None
+        self.outlet = self.context.outlets.create(MarkerArray, TOPIC, reliable(1)) if self.enabled else None
         self.message = MarkerArray()
         for index in self.blocks:
             self.message.markers.append(_block_marker(world.blocks[index], index, frame))
@@ -55,7 +59,7 @@ class ObjectMarkers:
         """Publish the markers at the current poses if their period has come."""
         if not self.schedule.due(self.sim.time):
             return
-        stamp = sim_time_msg(self.sim.time)
+        stamp = self.context.stamps.time_msg(self.sim.time)
         markers = self.message.markers
         blocks = self.sim.block_poses3()[self.blocks] if self.blocks else np.zeros((0, 6))
         for marker, (x, y, z, yaw, pitch, roll) in zip(markers, blocks.tolist()):
@@ -68,7 +72,7 @@ class ObjectMarkers:
             label.pose.position.z = z + actor.height + LABEL_CLEARANCE_M
         for marker in markers:
             marker.header.stamp = stamp
-        self.publisher.publish(self.message)
+        self.outlet.publish(self.message)
 
 
 def _place(marker: Marker, x: float, y: float, z: float, orientation) -> None:

@@ -15,10 +15,11 @@ from rclpy.node import Node
 from sensor_msgs.msg import LaserScan
 
 from mvsim_ros.ros.publishing.batch_publisher import RowsPublisher
-from mvsim_ros.ros.publishing.conversions import pose3_transform, sec_nsec, sim_time_msg
+from mvsim_ros.ros.publishing.context import PublishingContext
+from mvsim_ros.ros.publishing.conversions import pose3_transform
+from mvsim_ros.ros.publishing.outlet import Outlet
 from mvsim_ros.ros.qos import reliable
 from mvsim_ros.ros.publishing.serialized import SerializedBatch
-from mvsim_ros.ros.topics import vehicle_frame
 from mvsim_ros.runtime.sensor_runner import Measured, SensorRunner
 from mvsim_ros.sensors.lidar2d import Lidar2D
 from mvsim_ros.sensors.suite import host_frame, topic_prefix
@@ -26,24 +27,26 @@ from mvsim_ros.sensors.suite import host_frame, topic_prefix
 
 class ScanPublisher:
     """Publishes the scans of the 2D lidars of `runner` (a runtime SensorRunner) as they are measured (reliable,
-    keep-last: matches RViz and Nav2)."""
+    keep-last: matches RViz and Nav2). `context`: the session's PublishingContext (a plain one on `node` when not
+    given)."""
 
     def __init__(self, node: Node, runner: SensorRunner, prefixes: list[str], base_frame: str = "base_link",
-                 world_frame: str = "map"):
+                 world_frame: str = "map", context: PublishingContext | None = None):
         self.runner = runner
         self.lidars = runner.lidars
         self.base_frame = base_frame
         self.world_frame = world_frame
-        self._publishers = [node.create_publisher(LaserScan, topic_prefix(prefixes, lidar.vehicle) + lidar.spec.name,
-                                                  reliable())
-                            for lidar in self.lidars]
+        self.context = context if context is not None else PublishingContext.plain(node, prefixes)
+        self._outlets = [self.context.outlets.create(LaserScan, topic_prefix(prefixes, lidar.vehicle)
+                                                     + lidar.spec.name, reliable())
+                         for lidar in self.lidars]
         #: Scans go out serialized (SerializedScan), all lidars' in one publish call when they fall due together
         #: (the usual case: one rate), else one call per lidar; publishers that are not rclpy's (no middleware
         #: handle, e.g. a stand-in) get LaserScan messages instead.
-        self._serialized = all(hasattr(pub, "handle") for pub in self._publishers)
+        self._serialized = all(outlet.takes_serialized for outlet in self._outlets)
         if self._serialized:
             self._messages = [SerializedScan(self._template(lidar), lidar.params.rays) for lidar in self.lidars]
-            self._batch = RowsPublisher(self._publishers, [msg.batch.store for msg in self._messages])
+            self._batch = RowsPublisher(self._outlets, [msg.batch.store for msg in self._messages])
         else:
             self._messages = [self._template(lidar) for lidar in self.lidars]
 
@@ -52,15 +55,15 @@ class ScanPublisher:
         """The GL scene the raytrace_3d lidars render (None when there are none or no OpenGL context)."""
         return self.runner.scene
 
-    def serialized_scans(self) -> list[tuple["SerializedScan", object]] | None:
-        """Each lidar's SerializedScan and rclpy publisher, index for index with `lidars` (for the compiled fast
-        path, ros/publishing/compiled_scans.py); None when the scans do not go out serialized."""
-        return list(zip(self._messages, self._publishers)) if self._serialized else None
+    def serialized_scans(self) -> list[tuple["SerializedScan", Outlet]] | None:
+        """Each lidar's SerializedScan and outlet, index for index with `lidars` (for the compiled fast path,
+        ros/publishing/compiled/scans.py); None when the scans do not go out serialized."""
+        return list(zip(self._messages, self._outlets)) if self._serialized else None
 
     def _template(self, lidar: Lidar2D) -> LaserScan:
         p = lidar.params
         msg = LaserScan()
-        msg.header.frame_id = vehicle_frame(lidar.vehicle, lidar.spec.name)
+        msg.header.frame_id = self.context.frame(lidar.vehicle, lidar.spec.name)
         msg.angle_min, msg.angle_max = -0.5 * p.fov, 0.5 * p.fov
         msg.angle_increment = p.fov / (p.rays - 1)
         msg.scan_time = p.period
@@ -70,7 +73,7 @@ class ScanPublisher:
     def static_transforms(self) -> dict[int, list[TransformStamped]]:
         """base_link -> sensor frame of every lidar, by vehicle index; map -> sensor frame of the world lidars,
         under suite.WORLD_HOST."""
-        stamp = sim_time_msg(0.0)
+        stamp = self.context.stamps.time_msg(0.0)
         out: dict[int, list[TransformStamped]] = {}
         for lidar in self.lidars:
             out.setdefault(lidar.vehicle, []).append(
@@ -82,17 +85,17 @@ class ScanPublisher:
         """Publish the scans measured at one instant (`measured.scans`)."""
         if not measured.scans:
             return
-        now = measured.time
-        stamp = sec_nsec(now)
+        now, stamps = measured.time, self.context.stamps
+        stamp = stamps.sec_nsec(now)
         due = []
         for index, ranges in measured.scans:
             msg = self._messages[index]
             if self._serialized:
                 msg.write(stamp, ranges)
             else:
-                msg.header.stamp = sim_time_msg(now)
+                msg.header.stamp = stamps.time_msg(now)
                 msg.ranges = array.array("f", ranges.astype(np.float32).tobytes())
-                self._publishers[index].publish(msg)
+                self._outlets[index].publish(msg)
             due.append(index)
         if self._serialized:
             self._batch.publish(due)

@@ -3,8 +3,9 @@
 At 20 Hz and dt = 5 ms a lidar is due every 10 steps; served from Python, each scan (leaving the compiled steps,
 the sensor's pose, the ray cast, the range limits, the message, the delivery, coming back) costs several times the
 steps between two scans. `serve_scans` does for the lidars due at an instant what the Python path does
-(`Lidar2D.scan`'s pose and bearing arithmetic, the shim's ray scan, the range limits), then writes the float32
-ranges and the stamp into each lidar's serialized message and delivers it (delivery.py): the same bytes.
+(`Lidar2D.scan`'s pose and bearing arithmetic, the shim's ray scan, the range limits through the same
+`limit_ranges`), then writes the float32 ranges and the stamp into each lidar's serialized message and delivers it
+(delivery.py): the same bytes.
 
 `FastScans` holds the lidars' arrays and the front end's messages (a `ScanSink`), and hands the schedules, the
 noise and the latest samples over and back around each compiled run. A lidar qualifies when it ray casts in 2D (no
@@ -30,11 +31,10 @@ from mvsim_ros.core.jit import allocation_free_kernel
 from mvsim_ros.core.schedule import DUE_TOLERANCE_S, next_grid_time
 from mvsim_ros.physics import box2d_native
 from mvsim_ros.physics.box2d_native import mvb_ray_scan
-from mvsim_ros.physics.simulation import PHI_WRAP_CHECK_STEPS as LONGEST_RUN_STEPS
 from mvsim_ros.runtime.fast_path.delivery import Delivery, deliver_all, empty_delivery
 from mvsim_ros.runtime.fast_path.fields import write_fields
 from mvsim_ros.runtime.fast_path.schedules import load_schedule, schedule_fields, schedules, store_schedule
-from mvsim_ros.sensors.lidar2d import ScanSample
+from mvsim_ros.sensors.lidar2d import ScanSample, limit_ranges
 from mvsim_ros.sensors.suite import is_world
 
 #: Scans of each noisy lidar whose noise is drawn ahead of a compiled run: enough for the scans of the longest run
@@ -185,9 +185,8 @@ def serve_scans(now, sec, nsec, body_pose, scans):
             for j in range(count):
                 out[j] = out[j] + noise[row, 1, first + j]
             noise_used[i] += 1
+        limit_ranges(out, rig.range_min[i], rig.range_max[i])
         for j in range(count):
-            if out[j] < rig.range_min[i] or out[j] > rig.range_max[i]:
-                out[j] = math.inf
             scratch32[j] = out[j]
         work.scanned[i] = True
         work.origin[i, 0], work.origin[i, 1], work.origin[i, 2] = origin_x, origin_y, heading
@@ -241,7 +240,7 @@ class FastScans:
             range_max=np.array([lidar.params.range_max for lidar in self.lidars], dtype=float))
         noisy = np.array([lidar.noisy for lidar in self.lidars], dtype=np.bool_)
         periods = [lidar.params.period for lidar in self.lidars if lidar.params.period > 0.0]
-        per_run = math.ceil(LONGEST_RUN_STEPS * sim.dt / min(periods)) + 1 if periods else NOISE_BLOCKS_MIN
+        per_run = math.ceil(sim.longest_compiled_run * sim.dt / min(periods)) + 1 if periods else NOISE_BLOCKS_MIN
         blocks = noise_blocks(total, per_run) if noisy.any() else 0
         self._noise = ScanNoise(noisy, np.zeros((blocks, 2, total)), np.zeros(count, dtype=np.intp),
                                 np.full(count, blocks, dtype=np.intp))

@@ -27,9 +27,10 @@ import math
 import sys
 from typing import Any
 
+from mvsim_ros.ros.node.lifecycle import run_node
 from mvsim_ros.ros.node.parameters import ParamSpec
 from mvsim_ros.tracking.nodes.node_common import (CarControllerNode, OdometrySample, load_world_file,
-                                                  non_negative_number, positive_number, run_node, steering_limit)
+                                                  non_negative_number, positive_number, steering_limit)
 from mvsim_ros.tracking.bicycle import BicycleParameters
 from mvsim_ros.tracking.dynamic_controller import DynamicCommand, DynamicController
 from mvsim_ros.tracking.vehicle_parameters import vehicle_geometry
@@ -102,7 +103,7 @@ class DynamicControllerNode(CarControllerNode):
 
 def main(args: list[str] | None = None) -> int:
     """Console entry point (mvsim_car_dynamic_controller)."""
-    return run_node("mvsim_car_dynamic_controller", lambda: DynamicControllerNode().node, args)
+    return run_node("mvsim_car_dynamic_controller", lambda stop: DynamicControllerNode().node, args)
 
 
 __all__ = ["DynamicControllerNode", "PARAMETERS", "controller_from", "main"]

@@ -22,9 +22,10 @@ import math
 import sys
 from typing import Any
 
+from mvsim_ros.ros.node.lifecycle import run_node
 from mvsim_ros.ros.node.parameters import ParamSpec
 from mvsim_ros.tracking.nodes.node_common import (CarControllerNode, OdometrySample, load_world_file, positive_number,
-                                                  run_node, steering_limit)
+                                                  steering_limit)
 from mvsim_ros.tracking.kinematic_controller import KinematicCommand, KinematicController
 from mvsim_ros.tracking.vehicle_parameters import steering_geometry
 
@@ -79,7 +80,7 @@ class KinematicControllerNode(CarControllerNode):
 
 def main(args: list[str] | None = None) -> int:
     """Console entry point (mvsim_car_kinematic_controller)."""
-    return run_node("mvsim_car_kinematic_controller", lambda: KinematicControllerNode().node, args)
+    return run_node("mvsim_car_kinematic_controller", lambda stop: KinematicControllerNode().node, args)
 
 
 __all__ = ["KinematicControllerNode", "PARAMETERS", "controller_from", "main"]

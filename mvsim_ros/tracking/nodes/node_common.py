@@ -1,4 +1,4 @@
-"""What the three tracking nodes share: run-time parameters, odometry reading and the process around a node.
+"""What the three tracking nodes share: run-time parameters, odometry reading and the car controllers' body.
 
 - `RuntimeParameters`: a table of ParamSpec (ros/node/parameters.py) declared on a node with their descriptions and
   dynamic typing, read and checked at start (a bad value: ParameterError, one line, exit status 2), and changeable
@@ -8,23 +8,18 @@
 - `OdometrySample`: planar pose and body twist from a nav_msgs/Odometry message.
 - `CarControllerNode`: the two car controller nodes' common body (odometry in, virtual velocities in, guarded
   AckermannDriveStamped out); each node adds only its controller.
-- `run_node`: main() of a node: SIGINT/SIGTERM end it cleanly with exit status 0 (ros/node/signals.py), a bad
-  parameter is one line on stderr and exit status 2.
+
+Each node's main() runs it through the package's one node lifecycle (mvsim_ros.ros.node.lifecycle.run_node):
+SIGINT/SIGTERM end it cleanly with exit status 0, a bad parameter is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from mvsim_ros.core.package_share import package_share_directory
 from mvsim_ros.ros.node.parameters import ParameterError, ParamSpec, coerce
-from mvsim_ros.ros.node.signals import Interrupted, StopSignals
-
-#: Longest wait [s] of the executor between two checks for a stop signal.
-SPIN_TIMEOUT_S = 0.1
 
 
 def finite_number(value: float) -> str | None:
@@ -139,18 +134,14 @@ class OdometrySample:
 
 
 def load_world_file(path: str):
-    """The WorldSpec of a world file (relative: the current directory, then the package's share directory);
-    ValueError with one line naming the problem."""
-    import os
-
+    """The WorldSpec of a world file, found where the simulator node finds it (as given, then the package's share
+    directory, source checkout or installed share directory: mvsim_ros.world.files.world_path); ValueError with one
+    line naming the problem."""
     from mvsim_ros.world import WorldFileError, load_world
+    from mvsim_ros.world.files.world_path import resolve_world_path
 
-    path = path.strip()
-    share = package_share_directory() if not os.path.isabs(path) and not os.path.exists(path) else None
-    if share is not None and (share / path).exists():  # without an ament index the path stays as given
-        path = str(share / path)
     try:
-        return load_world(path)
+        return load_world(resolve_world_path(path))
     except WorldFileError as error:
         raise ValueError(f"world_file: {' '.join(str(error).split())}") from None
 
@@ -282,55 +273,5 @@ class CarControllerNode:
         self.ackermann_cmd.publish(msg)
 
 
-def run_node(program: str, make_node: Callable[[], Any], args: list[str] | None = None) -> int:
-    """Run the node that make_node() builds until SIGINT/SIGTERM (exit status 0); a bad parameter or a node that
-    cannot start is one line on stderr and exit status 2."""
-    stop = StopSignals().install()
-    node = None
-    rclpy = None
-    try:
-        try:
-            import rclpy
-            from rclpy.executors import SingleThreadedExecutor
-            from rclpy.signals import SignalHandlerOptions
-
-            stop.check()
-            rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-            stop.check()
-            node = make_node()
-        finally:
-            stop.hold()
-    except Interrupted:
-        return 0
-    except (ParameterError, ValueError, OSError) as error:
-        if stop.requested:
-            return 0
-        print(f"{program}: {' '.join(str(error).split())}", file=sys.stderr)
-        return 2
-    except Exception as error:  # noqa: BLE001 (rcl's argument errors and the like: one line)
-        if stop.requested:
-            return 0
-        print(f"{program}: cannot start: {type(error).__name__}: {' '.join(str(error).split())}", file=sys.stderr)
-        return 2
-    finally:
-        if node is None and rclpy is not None:
-            rclpy.try_shutdown()
-    executor = SingleThreadedExecutor(context=node.context)
-    executor.add_node(node)
-    stop.wake = executor.wake
-    try:
-        while not stop.requested:
-            executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        stop.wake = None
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
-
-
-__all__ = ["OdometrySample", "RuntimeParameters", "SPIN_TIMEOUT_S", "Throttled", "clock_seconds", "finite_number",
-           "float32_within", "load_world_file", "non_negative_number", "odometry_qos", "one_of", "positive_number",
-           "run_node", "steering_limit"]
+__all__ = ["OdometrySample", "RuntimeParameters", "Throttled", "clock_seconds", "finite_number", "float32_within",
+           "load_world_file", "non_negative_number", "odometry_qos", "one_of", "positive_number", "steering_limit"]

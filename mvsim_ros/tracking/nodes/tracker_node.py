@@ -39,9 +39,10 @@ import sys
 from typing import Any
 
 from mvsim_ros.core.rotations import yaw_quaternion
+from mvsim_ros.ros.node.lifecycle import run_node
 from mvsim_ros.ros.node.parameters import ParamSpec
 from mvsim_ros.tracking.nodes.node_common import (OdometrySample, RuntimeParameters, Throttled, clock_seconds,
-                                                  non_negative_number, odometry_qos, one_of, positive_number, run_node)
+                                                  non_negative_number, odometry_qos, one_of, positive_number)
 from mvsim_ros.tracking.pid import SEED_FEED_FORWARD, SEED_KD, SEED_KI, SEED_KP, PidGains
 from mvsim_ros.tracking.point_p import HEADING_MODES
 from mvsim_ros.tracking.shapes import SHAPES, Shape, make_shape, shape_name
@@ -272,7 +273,7 @@ def _set_yaw(orientation, yaw: float) -> None:
 
 def main(args: list[str] | None = None) -> int:
     """Console entry point (mvsim_trajectory_tracker)."""
-    return run_node("mvsim_trajectory_tracker", lambda: TrackerNode().node, args)
+    return run_node("mvsim_trajectory_tracker", lambda stop: TrackerNode().node, args)
 
 
 __all__ = ["PARAMETERS", "SHAPE_FIELDS", "TrackerNode", "build_shape", "gains_of", "main"]

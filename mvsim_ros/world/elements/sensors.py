@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Mapping
 
 from mvsim_ros.world.xml.bounds import BOUNDS
 from mvsim_ros.world.elements.sensor_checks import check_sensor
 from mvsim_ros.world.params.sensor_tables import SENSOR_PUBLISH, reader
 from mvsim_ros.world.params.table import Values, convert
-from mvsim_ros.world.specs import Pose3, SensorSpec, SourceRef
+from mvsim_ros.world.specs import Lidar3DParams, Pose3, SensorParams, SensorSpec, SourceRef, params_class
 from mvsim_ros.world.xml.values import (POSE2D_QUANTITIES, POSE3D_QUANTITIES, bounded, fail, parse_bounded,
                                         parse_bounded_floats, parse_float)
 from mvsim_ros.world.xml.xml_tree import XmlNode
@@ -45,8 +45,6 @@ _POSE_TAGS = ("pose", "pose_3d", "height")
 #: Rings and azimuths assumed for a 3D lidar that leaves one of them to its preset (the largest preset's,
 #: sensor_checks.py LIDAR3D_PRESETS) when bounding its beam count.
 LIDAR3D_DEFAULT_RINGS, LIDAR3D_DEFAULT_COLUMNS = 64, 1800
-#: A 3D lidar's render faces are at least this wide [px] (sensors/lidar3d.py).
-LIDAR3D_MIN_FACE_PX = 512
 
 Warn = Callable[[XmlNode, str], None]
 
@@ -104,7 +102,7 @@ def parse_sensor(node: XmlNode, warn: Warn, parse_visual=None) -> SensorSpec:
             sensor.publish = _publish(child, warn, name)
         elif child.tag == "visual":
             sensor.visual = parse_visual(child) if parse_visual else None
-    sensor.params = finish_values(kind, values, node, name)
+    sensor.params = typed_params(kind, finish_values(kind, values, node, name))
     return sensor
 
 
@@ -179,34 +177,42 @@ def _lidar3d(values: Values, node: XmlNode, name: str) -> None:
     columns = values["horz_nrays"] if "horz_nrays" in values.given or not preset else LIDAR3D_DEFAULT_COLUMNS
     bounded(rings * columns, node, "lidar3d_beams", f"sensor '{name}' vert_nrays x horz_nrays")
     if not values.get("fbo_ncols"):
-        width = max(LIDAR3D_MIN_FACE_PX, math.ceil(values["horz_resolution_factor"] * columns / 4))
+        faces = Lidar3DParams(horz_nrays=columns, horz_resolution_factor=values["horz_resolution_factor"])
+        width = faces.face_width_px()
         bounded(width, values.node("horz_resolution_factor", node), "render_width",
                 f"sensor '{name}' render face width (horz_resolution_factor x horz_nrays / 4)")
 
 
+def typed_params(kind: str, values: Values) -> SensorParams:
+    """The parameter record of sensor class `kind` (world/specs/sensor_params.py) holding `values`, a table read
+    that finish_values completed and checked; `given` is what the file set."""
+    record = params_class(kind)
+    return record(**{name: values[name] for name in record.names()}, given=frozenset(values.given))
+
+
 def _source_node(spec: SensorSpec) -> XmlNode:
-    """Where a spec built in code reports its errors: an element named `<sensor>` at the spec's SourceRef (file and
-    line), which the table reader and the checks take as the sensor element."""
+    """Where errors about a spec report: an element named `<sensor>` at the spec's SourceRef (file and line), which
+    the table reader and the checks take as the sensor element."""
     src = spec.source
     return XmlNode(tag="sensor", attrib={}, file=src.file if src else "", line=src.line if src else 0)
 
 
-def sensor_values(spec: SensorSpec) -> Values:
-    """The sensor's parameters by MVSim name, typed and in SI units: what the loader read (spec.params), or, for
-    a spec built in code, its class's defaults overridden by the entries of spec.params (text entries are
-    read as the table reads the file; typed ones are taken as they are)."""
+def with_sensor_params(spec: SensorSpec, changes: Mapping[str, object]) -> SensorSpec:
+    """A copy of `spec` with the parameters `changes` names (MVSim's names or their aliases) set, read and checked
+    as the loader reads a file's: text is converted as the table reads it (degrees to radians, counts to whole
+    numbers), a typed value is taken as it is (in SI units); the checks across parameters run again. Errors name
+    the spec's file and line (WorldFileError)."""
     table = reader(spec.kind)
-    params = spec.params
-    if isinstance(params, Values) and all(p.name in params for p in table if p.name not in _POSE_TAGS):
-        return params
     node = _source_node(spec)
     values = table.defaults()
-    for key, value in params.items():
+    values.update(spec.params)
+    values.given = set(spec.params.given)
+    for key, value in changes.items():
         param = table.lookup(key, attribute=False) or table.lookup(key, attribute=True)
-        if param is None:
+        if param is None or param.name not in spec.params:
             raise fail(node, f"sensor '{spec.name}': {table.context} has no parameter {key!r}")
         if isinstance(value, str) and param.type != "str":
             value = convert(param, value, node, f"sensor '{spec.name}'")
         values[param.name] = value
         values.given.add(param.name)
-    return finish_values(spec.kind, values, node, spec.name)
+    return replace(spec, params=typed_params(spec.kind, finish_values(spec.kind, values, node, spec.name)))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-from mvsim_ros.world.params import all_tables
 from mvsim_ros.world.params.table import Values, Warn
 from mvsim_ros.world.specs import WorldSpec
 from mvsim_ros.world.xml.values import bounded, fail
@@ -33,15 +32,10 @@ def shortest_sensor_period(world: WorldSpec) -> tuple[float, str]:
 
     As MVSim, sensors standing in the world on their own do not count. A sensor without <sensor_period> has its
     class's default."""
-    common = next(t for t in all_tables() if t.context == "sensor.common")
-    default = common["sensor_period"].default
     best = (math.inf, "")
     for vehicle in world.vehicles:
         for sensor in vehicle.sensors:
-            try:
-                period = float(sensor.params.get("sensor_period", default))
-            except (TypeError, ValueError):
-                continue  # reported by the sensor's own checks
+            period = sensor.params.sensor_period
             if 0.0 < period < best[0]:
                 best = (period, f"{vehicle.name}/{sensor.name}")
     return best

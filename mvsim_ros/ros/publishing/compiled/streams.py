@@ -1,11 +1,11 @@
 """The ROS side of the compiled fast path (runtime/fast_path/streams.py): /clock and the vehicles' odometry,
 odom -> base_link TF and ground truth of a session's SimPublishers, and its lidars' scans when they can
-(compiled_scans.py), published through rcl from inside the compiled step loop.
+(compiled/scans.py), published through rcl from inside the compiled step loop.
 
 `CompiledStreams.for_publishers` says whether a session's publishers can go this way (a world whose steps compile,
 and SimPublishers.stream_sink: rcl reachable, one little-endian serialized batch per stream); the node then calls
 `run(count)` where it would call `Simulation.step_many(count)`. Around each compiled run it hands the publishers'
-schedules, last /clock time and collision flags to the fast path and back.
+schedules, last /clock time, collision flags and stamp offset to the fast path and back.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import numpy as np
 
 from mvsim_ros.physics import Simulation
 from mvsim_ros.physics.simulation import PHI_WRAP_CHECK_STEPS
-from mvsim_ros.ros.publishing.compiled_scans import CompiledScans
-from mvsim_ros.ros.publishing.conversions import stamp_offset_ns
+from mvsim_ros.ros.publishing.compiled.scans import CompiledScans
 from mvsim_ros.ros.publishing.state_publishers import SimPublishers
 from mvsim_ros.runtime.fast_path.scans import FastScans
 from mvsim_ros.runtime.fast_path.schedules import load_schedule, schedule_fields, schedules, store_schedule
@@ -74,7 +73,7 @@ class CompiledStreams:
         load_schedule(vehicles, 0, p.odometry_schedule)
         events.python_from_s[0] = 0.0 if p.check_listeners() else math.inf  # fake localization is Python's
         events.collision_state[:] = p.collision_state
-        self._offset_ns[0] = stamp_offset_ns()
+        self._offset_ns[0] = p.context.stamps.offset_ns
         streams = Streams(self._clock, self._vehicles, self._sink, self._terrain, events, self._scans.arguments(),
                           self._offset_ns, self._work)
         try:

@@ -21,13 +21,14 @@ class CompiledScans(FastScans):
     array and published through their own BatchPublisher (kept here, with the message structs it owns, for as long
     as the compiled code delivers through it)."""
 
-    def __init__(self, sim: Simulation, lidars: list, messages: list, publishers: list):
-        """lidars (Lidar2D), their SerializedScan messages and rclpy publishers, index for index."""
+    def __init__(self, sim: Simulation, lidars: list, messages: list, outlets: list):
+        """lidars (Lidar2D), their SerializedScan messages and outlets (ros/publishing/outlet.py), index for
+        index."""
         count = len(lidars)
         batches = [message.batch for message in messages]
         arena, starts, rows = pack_messages([batch.store for batch in batches])
         #: Publishes message i of the byte array on publisher i.
-        self.publisher = BatchPublisher([([pub], row) for pub, row in zip(publishers, rows)])
+        self.publisher = BatchPublisher([([outlet], row) for outlet, row in zip(outlets, rows)])
         sink = ScanSink(
             arena=arena, message_start=starts,
             stamp_offsets=np.array([b.field_offsets for b in batches], dtype=np.intp).reshape(count, 2),
