@@ -24,10 +24,11 @@ setup(
     ],
     install_requires=["setuptools", "numpy", "numba", "defusedxml", "Pillow", "PyYAML", "box2d", "google-re2",
                       "mcap", "lz4", "zstandard"],
-    # cameras and 3D lidars (OpenGL); local <visual> models' outlines; the browser viewer's server; the
-    # benchmark's viewer case (drives Chromium); the comparison report's plots (mvsim_compare); the run report
-    # (mvsim_report); Gymnasium environments (mvsim_ros.gym); scenario sweeps on Ray (mvsim_sweep)
+    # cameras and 3D lidars (OpenGL); local <visual> models' outlines; the browser viewer's server; live Foxglove
+    # (foxglove:=true); the benchmark's viewer case (drives Chromium); the comparison report's plots (mvsim_compare);
+    # the run report (mvsim_report); Gymnasium environments (mvsim_ros.gym); scenario sweeps on Ray (mvsim_sweep)
     extras_require={"render": ["moderngl", "glcontext"], "models": ["trimesh", "pycollada"], "viewer": ["aiohttp"],
+                    "foxglove": ["foxglove-sdk"],
                     "bench": ["playwright"], "compare": ["matplotlib"],
                     "report": ["mcap-ros2-support", "matplotlib", "plotly"],
                     # moviepy: gymnasium's RecordVideo; 1.x, whose requirements admit the Pillow pinned here

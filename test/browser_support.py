@@ -117,8 +117,10 @@ class SimWatcher:
                     except asyncio.TimeoutError:
                         continue
                     if msg.type == aiohttp.WSMsgType.TEXT:
-                        with self._lock:
-                            self.scene = json.loads(msg.data)
+                        text = json.loads(msg.data)
+                        if text.get("type") == "scene":
+                            with self._lock:
+                                self.scene = text
                     elif msg.type == aiohttp.WSMsgType.BINARY:
                         header, arrays, _ = self._unpack(msg.data)
                         if header.get("type") == "frame":

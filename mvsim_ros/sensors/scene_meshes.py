@@ -26,6 +26,7 @@ from mvsim_ros.sensors.meshes import (actor_placeholder_mesh, bump_mesh, double_
                                       ramp_mesh, vertical_plane_mesh)
 from mvsim_ros.world.specs import ElevationMapSpec, HorizontalPlaneSpec, Pose3, VerticalPlaneSpec, WorldSpec
 from mvsim_ros.world.files.visual_models import posed_model, unavailable_remote_model
+from mvsim_ros.world.warning_summary import unavailable_remote_models
 
 #: Height of occupancy-grid walls [m].
 WALL_HEIGHT = 2.0
@@ -177,7 +178,7 @@ class SceneMeshes:
     def build(cls, world: WorldSpec, warn: Callable[[str], None] | None = None) -> "SceneMeshes":
         """The meshes of `world`; messages about visual models drawn as stand-ins go to `warnings` and `warn`."""
         warnings: list[str] = []
-        told = {uri for uri in map(unavailable_remote_model, world.warnings) if uri}
+        told = unavailable_remote_models(world.warnings)
 
         def note(message: str) -> None:
             uri = unavailable_remote_model(message)

@@ -26,6 +26,8 @@ from mvsim_ros.viewer.protocol import IMAGE_RATE_HZ, MAX_STEPS, POSE_MESSAGES, R
 from mvsim_ros.viewer.throttle import LogThrottle
 
 LOG = logging.getLogger("mvsim_ros.viewer")
+#: How often the vehicles' recent paths go to the server [s of wall time] (a page opened late draws them).
+TRAILS_PERIOD_S = 0.5
 
 
 @runtime_checkable
@@ -122,6 +124,8 @@ class ViewerLink:
         self._sim = None
         self._encoder = None
         self._steerable: list[bool] = []
+        self._trails = None  # TrailHistory of the current simulation
+        self._next_trails = 0.0  # wall time [s] from which the trails go to the server again
 
     def service(self, now_wall: float | None = None) -> None:
         """Do the viewer's work if due (now_wall: time.monotonic() [s], read here when None)."""
@@ -140,6 +144,10 @@ class ViewerLink:
             self._apply(msg)
         self._run_controls([m for m in messages if m.get("type") == "control"], now)
         version = self._sync()  # a reset may have rebuilt the simulation
+        self._trails.record(self._sim.pose)
+        if now >= self._next_trails:
+            self._next_trails = now + TRAILS_PERIOD_S
+            server.set_trails(self._trails.message(version))
         if server.page_count == 0:
             return
         target = float(getattr(host, "rtf_target", 0.0))
@@ -165,11 +173,14 @@ class ViewerLink:
         """A new scene: send it, and encode frames of the new simulation from now on."""
         from mvsim_ros.viewer.frame_message import FrameEncoder
         from mvsim_ros.viewer.scene_message import scene_message
+        from mvsim_ros.viewer.trail_history import TrailHistory
 
         scene = scene_message(sim, sensors, version, warn=self.warn)
         self._steerable = [bool(v.get("steerable")) for v in scene.get("vehicles", [])]
         self._encoder = FrameEncoder(sim, sensors)
         self._sim, self._version = sim, version
+        self._trails = TrailHistory(list(sim.vehicle_names))
+        self._next_trails = 0.0
         self.server.set_scene(scene)
 
     def _run_controls(self, controls: list[dict], now: float) -> None:

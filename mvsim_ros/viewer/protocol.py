@@ -10,23 +10,30 @@ z up (REP-103). three.js is y-up, so the page puts the whole world under one gro
 Server -> page
 --------------
 1. **scene** (text, JSON) — sent on connect and whenever the simulation is rebuilt (reset, spawn, delete):
-   ``{"type": "scene", "version": int, "world": str, "dt": float, "gui": {...}, "meshes": [...],
+   ``{"type": "scene", "version": int, "world": str, "dt": float, "gui": {...}, "bounds": [...], "meshes": [...],
    "vehicles": [...], "wheels": [...], "lidars": [...], "lidars3d": [...], "cameras": [...]}``
 
    - ``gui``: the world's ``<gui>`` camera hints: ``cam_distance`` [m], ``cam_azimuth`` [rad],
      ``cam_elevation`` [rad], ``fov`` [rad], ``follow_vehicle`` (name or ""), ``cam_point_to`` [x, y, z],
-     ``from_world`` (bool: the world has a ``<gui>``; without one the page frames the vehicles at the first frame).
+     ``from_world`` (bool: the world has a ``<gui>``; without one the camera frames the whole world).
+   - ``bounds``: [[x_min, y_min], [x_max, y_max]] [m] of the world's content (the page's "fit world" view).
    - ``meshes``: triangles to draw, each ``{"name": str, "group": GROUP, "index": int, "vertices": B64,
-     "indices": B64 | null, "double_sided": bool}``. ``vertices`` is base64 of float32 rows of 9 values
+     "indices": B64 | null, "double_sided": bool, "cull_face": "NONE" | "FRONT" | "BACK", "roof": bool}``.
+     ``vertices`` is base64 of float32 rows of 9 values
      ``(x, y, z, nx, ny, nz, r, g, b)`` (colours 0..1) in the object's own frame; ``indices`` base64 of uint32
-     triangle corners (null: consecutive triples). ``group`` says which pose table of the frame places it and
+     triangle corners (null: consecutive triples). ``cull_face`` is the world file's face culling (MVSim's: a
+     ceiling with FRONT is not drawn from above); ``roof``: a horizontal plane at or above ROOF_MIN_HEIGHT (the
+     page's "roofs" toggle hides those). ``group`` says which pose table of the frame places it and
      ``index`` is its row there: ``"static"`` (ground, walls, occupancy grids, vertical planes, terrain: world
      frame, index -1), ``"plane"`` (horizontal planes: ``planes`` rows), ``"block"`` (``blocks`` rows),
      ``"body"`` (vehicle chassis and articulated front units: ``bodies`` rows), ``"actor"`` (``actors`` rows).
    - ``vehicles``: ``{"name": str, "body": int, "steerable": bool, "articulated": bool, "color": "#rrggbb",
-     "footprint": bool, "outline": [[x, y], ...], "height": float}`` in the simulation's vehicle order; ``body``
+     "accent": "#rrggbb", "footprint": bool, "outline": [[x, y], ...], "height": float}`` in the simulation's
+     vehicle order; ``body``
      is its row in ``bodies``; ``outline`` is the chassis polygon in the vehicle's frame [m] (drawn on the
-     ground, red while the vehicle collides); ``height`` is the chassis top [m] (the name label goes above it).
+     ground, red while the vehicle collides); ``accent`` is a colour distinct from every other vehicle's (its
+     chassis colour when no other vehicle has it) for its outline, trail, label and legend entry; ``height``
+     is the chassis top [m] (the name label goes above it).
      ``steerable``: takes (speed, steering angle) commands (Ackermann and articulated); otherwise (v, omega).
    - ``wheels``: every wheel of every vehicle, in the simulation's wheel order: ``{"body": int, "x": float,
      "y": float, "z": float, "radius": float, "width": float, "color": "#rrggbb"}`` (mount in the body's frame;
@@ -58,6 +65,11 @@ Server -> page
 3. **image** (binary), only for the camera the page chose, at most IMAGE_RATE_HZ: same framing with header
    ``{"type": "image", "camera": int, "time": float, "mime": "image/jpeg", "bytes": int}`` followed by the
    encoded image bytes (no float arrays).
+
+4. **trails** (binary), right after each scene a page receives: the vehicles' recent paths as the simulation's
+   owner kept them (TrailHistory: at most TRAIL_POINTS points, TRAIL_MIN_STEP apart), framed as a frame with
+   header ``{"type": "trails", "version": int, "vehicles": [name, ...], "arrays": [...]}`` and one array
+   ``trail:<i>`` (N x 2: x, y [m], oldest first) per vehicle, in the scene's vehicle order.
 
 Page -> server (text, JSON)
 ---------------------------

@@ -3,7 +3,9 @@
 Meshes come from sensors.scene_meshes (the same triangles the rendered sensors see): the ground (two triangles),
 walls and vertical planes and the terrain of elevation maps (indexed) in group "static"; horizontal planes,
 blocks, vehicle bodies (then articulated front units) and actors in their own groups, indexed by their row in the
-frame's pose table. Visual models are double-sided (their windings are not reliable).
+frame's pose table. Visual models are double-sided (their windings are not reliable). Horizontal planes lose the
+face their `cull_face` culls, as MVSim draws them (a ceiling with FRONT is not seen from above), and those at
+ROOF_MIN_HEIGHT or higher are marked roofs. Each vehicle gets an accent colour no other vehicle has.
 """
 
 from __future__ import annotations
@@ -17,9 +19,17 @@ import numpy as np
 
 from mvsim_ros.physics.footprint import towed_vehicles
 from mvsim_ros.sensors.meshes import parse_rgb
-from mvsim_ros.sensors.scene_meshes import SceneMeshes
+from mvsim_ros.sensors.scene_meshes import SceneMeshes, horizontal_planes
 from mvsim_ros.sensors.suite import is_world
-from mvsim_ros.world.specs import GuiOptions
+from mvsim_ros.world.specs import GuiOptions, HorizontalPlaneSpec, VerticalPlaneSpec
+
+#: Height [m] from which a horizontal plane is a roof or a ceiling (the page's "roofs" toggle hides it).
+ROOF_MIN_HEIGHT = 2.0
+
+#: Accent colours given to vehicles whose chassis colour another vehicle already has (distinct hues, readable on
+#: the dark page and on a grey floor).
+ACCENT_PALETTE = ("#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6",
+                  "#bfef45", "#fabed4", "#469990", "#dcbeff", "#9a6324", "#fffac8", "#800000", "#aaffc3")
 
 #: Colour of the wheels (MVSim's default wheel colour, dark grey); world files do not set it here.
 WHEEL_COLOR = "#323232"
@@ -42,10 +52,46 @@ def hex_color(color: str) -> str:
 
 
 def mesh_entry(name: str, group: str, index: int, vertices: np.ndarray, indices: np.ndarray | None = None,
-               double_sided: bool = False) -> dict:
-    """One entry of the scene's `meshes` list."""
+               double_sided: bool = False, cull_face: str = "NONE", roof: bool = False) -> dict:
+    """One entry of the scene's `meshes` list (cull_face: the world file's NONE, FRONT or BACK; roof: a
+    horizontal plane at or above ROOF_MIN_HEIGHT)."""
     return {"name": name, "group": group, "index": int(index), "vertices": b64_floats(vertices),
-            "indices": None if indices is None else b64_indices(indices), "double_sided": bool(double_sided)}
+            "indices": None if indices is None else b64_indices(indices), "double_sided": bool(double_sided),
+            "cull_face": str(cull_face).upper(), "roof": bool(roof)}
+
+
+def plane_height(plane) -> float:
+    """Height [m] of a horizontal plane in the world: its z plus its frame's initial z."""
+    return float(plane.z) + (float(plane.init_pose.z) if plane.init_pose is not None else 0.0)
+
+
+def culled_plane(vertices: np.ndarray, cull_face: str) -> np.ndarray:
+    """A horizontal plane's triangles (rows of 9, consecutive triples, facing up and down) less those MVSim culls:
+    FRONT drops the upper face (a ceiling is not seen from above), BACK the lower one, NONE nothing."""
+    mode = str(cull_face).upper()
+    if mode not in ("FRONT", "BACK") or len(vertices) % 3:
+        return vertices
+    normal_z = vertices[0::3, 5]
+    keep = normal_z < 0 if mode == "FRONT" else normal_z > 0
+    return vertices.reshape(-1, 3, vertices.shape[1])[keep].reshape(-1, vertices.shape[1])
+
+
+def accent_colors(colors: list[str]) -> list[str]:
+    """Per vehicle, a colour no other vehicle has: its own ('#rrggbb') when it is the first with it, otherwise the
+    ACCENT_PALETTE colour farthest (RGB distance) from every colour taken so far."""
+    def rgb(color: str) -> np.ndarray:
+        return np.array([int(color[k:k + 2], 16) for k in (1, 3, 5)], dtype=float)
+
+    used: list[str] = []
+    out: list[str] = []
+    for color in colors:
+        chosen = color
+        if color in used:
+            spare = [c for c in ACCENT_PALETTE if c not in used and c not in colors] or list(ACCENT_PALETTE)
+            chosen = max(spare, key=lambda c: min(float(np.linalg.norm(rgb(c) - rgb(u))) for u in used))
+        used.append(chosen)
+        out.append(chosen)
+    return out
 
 
 #: The last world's mesh entries, (WorldSpec, entries): a reset that keeps its WorldSpec sends them again without
@@ -65,7 +111,10 @@ def mesh_entries(world, warn: Callable[[str], None] | None = None) -> list[dict]
         out.append(mesh_entry("walls", "static", -1, meshes.static))
     out += [mesh_entry(f"terrain:{k}", "static", -1, vertices, indices)
             for k, (vertices, indices) in enumerate(meshes.terrain)]
-    out += [mesh_entry(f"plane:{k}", "plane", k, mesh) for k, mesh in enumerate(meshes.planes)]
+    planes = horizontal_planes(world)
+    out += [mesh_entry(f"plane:{k}", "plane", k, culled_plane(mesh, plane.cull_face), cull_face=plane.cull_face,
+                       roof=plane_height(plane) >= ROOF_MIN_HEIGHT)
+            for k, (plane, mesh) in enumerate(zip(planes, meshes.planes))]
     out += [mesh_entry(f"block:{block.name}", "block", k, mesh, double_sided=is_model)
             for k, (block, mesh, is_model) in enumerate(zip(world.blocks, meshes.blocks, meshes.block_models))
             if len(mesh)]
@@ -89,7 +138,7 @@ def gui_hints(gui: GuiOptions | None, spec=None) -> dict:
     """The scene's `gui` object from a world's `<gui>` options. A world without `<gui>` (and a `spec` given) is
     framed whole: the camera looks at the centre of its content (vehicles, blocks, walls, occupancy grids) from
     where it fits the view; otherwise MVSim's defaults (80 m away, looking at the origin). `from_world` says
-    whether the world has a `<gui>` (the page then keeps its camera; otherwise it frames the vehicles)."""
+    whether the world has a `<gui>` (the page then keeps its camera)."""
     g = gui if gui is not None else GuiOptions()
     distance, target = float(g.cam_distance), [float(v) for v in g.cam_point_to]
     if gui is None and spec is not None:
@@ -104,8 +153,9 @@ def gui_hints(gui: GuiOptions | None, spec=None) -> dict:
 
 
 def content_bounds(spec) -> tuple[tuple[float, float], tuple[float, float]]:
-    """((x_min, y_min), (x_max, y_max)) [m] of the world's vehicles and blocks (initial poses), wall corners and
-    occupancy grids; ((-1, -1), (1, 1)) for an empty world."""
+    """((x_min, y_min), (x_max, y_max)) [m] of the world's vehicles and blocks (initial poses), wall corners,
+    vertical and horizontal planes (initial frames, unrotated) and occupancy grids; ((-1, -1), (1, 1)) for an
+    empty world."""
     xs = [v.init_pose.x for v in spec.vehicles] + [b.init_pose.x for b in spec.blocks]
     ys = [v.init_pose.y for v in spec.vehicles] + [b.init_pose.y for b in spec.blocks]
     for walls in spec.walls:
@@ -113,6 +163,14 @@ def content_bounds(spec) -> tuple[tuple[float, float], tuple[float, float]]:
             for x, y in segment.polygon():
                 xs.append(x)
                 ys.append(y)
+    for element in spec.elements:
+        if isinstance(element, VerticalPlaneSpec):
+            xs += [element.x0, element.x1]
+            ys += [element.y0, element.y1]
+        elif isinstance(element, HorizontalPlaneSpec):
+            dx, dy = (element.init_pose.x, element.init_pose.y) if element.init_pose is not None else (0.0, 0.0)
+            xs += [element.x_min + dx, element.x_max + dx]
+            ys += [element.y_min + dy, element.y_max + dy]
     for grid in spec.occupancy_grids:
         xs += [grid.x_min, grid.x_min + grid.occupied.shape[1] * grid.resolution]
         ys += [grid.y_min, grid.y_min + grid.occupied.shape[0] * grid.resolution]
@@ -142,8 +200,10 @@ def scene_message(sim, sensors, version: int, warn: Callable[[str], None] | None
     names = list(sim.vehicle_names)
     steerable = {int(k) for k in [*sim.steering.vehicle.tolist(), *sim.articulations.vehicle.tolist()]}
     towing = towed_vehicles(spec)
+    accents = accent_colors([hex_color(v.chassis.color) for v in spec.vehicles])
     vehicles = [{"name": v.name, "body": i, "steerable": i in steerable, "articulated": v.articulation is not None,
-                 "color": hex_color(v.chassis.color), "footprint": i in towing, "outline": _outline(v),
+                 "color": hex_color(v.chassis.color), "accent": accents[i], "footprint": i in towing,
+                 "outline": _outline(v),
                  "height": float(v.chassis.zmax) if math.isfinite(v.chassis.zmax) else 0.5}
                 for i, v in enumerate(spec.vehicles)]
     w = sim.wheels
@@ -158,6 +218,7 @@ def scene_message(sim, sensors, version: int, warn: Callable[[str], None] | None
         "world": Path(spec.source_file).name if spec.source_file else "",
         "dt": dt if math.isfinite(dt) else 0.0,
         "gui": gui_hints(getattr(spec, "gui", None), spec),
+        "bounds": [list(corner) for corner in content_bounds(spec)],
         "meshes": mesh_entries(spec, warn),
         "vehicles": vehicles,
         "wheels": wheels,

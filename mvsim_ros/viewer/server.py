@@ -225,6 +225,7 @@ class ViewerServer:
         self._lock = threading.Lock()
         self._scene: str | None = None
         self._scene_serial = -1
+        self._trails: bytes | None = None  # the newest "trails" message (sent after each scene a page gets)
         self._vehicles: frozenset[str] = frozenset()  # vehicle names of the current scene
         self._frame: bytes | None = None
         self._frame_serial = -1
@@ -348,6 +349,12 @@ class ViewerServer:
             self._vehicles = names
             self._scene_serial += 1
         self._wake_all()
+
+    def set_trails(self, data: bytes) -> None:
+        """The binary "trails" message (protocol.py 4.): the vehicles' recent paths, sent after each scene a page
+        gets."""
+        with self._lock:
+            self._trails = bytes(data)
 
     def set_frame(self, data: bytes) -> None:
         """The newest frame (binary, protocol.py 2.); each page gets the newest one at most `rate_hz` times a
@@ -518,9 +525,12 @@ class ViewerServer:
             with self._lock:
                 scene = self._scene if page.scene_sent != self._scene_serial else None
                 scene_serial = self._scene_serial
+                trails = self._trails
             if scene is not None:
                 await ws.send_str(scene)
                 page.scene_sent = scene_serial
+                if trails is not None:
+                    await ws.send_bytes(trails)
             # Frames come at about the rate already (ViewerLink's cadence): only a frame early by more than a
             # quarter period waits, so that ordinary jitter costs no extra wake-up of this loop.
             wait = last_frame + period - time.monotonic()

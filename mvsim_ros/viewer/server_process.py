@@ -1,12 +1,12 @@
 """The viewer's server in a process of its own, so that serving pages never competes with the simulation for
 Python's interpreter lock.
 
-`ViewerServerProcess` has the same simulation-side methods as `ViewerServer` (``set_scene``, ``set_frame``,
-``set_image``, ``take_messages``, ``wanted_cameras``, ``page_count``, ``url``) and runs a `ViewerServer` in a child
-Python process (``python -m mvsim_ros.viewer.server_process``). The two talk over two pipes with small framed
-records; nothing on the simulation's side ever blocks on them:
+`ViewerServerProcess` has the same simulation-side methods as `ViewerServer` (``set_scene``, ``set_trails``,
+``set_frame``, ``set_image``, ``take_messages``, ``wanted_cameras``, ``page_count``, ``url``) and runs a
+`ViewerServer` in a child Python process (``python -m mvsim_ros.viewer.server_process``). The two talk over two
+pipes with small framed records; nothing on the simulation's side ever blocks on them:
 
-- simulation -> server: the scene (queued, never dropped), the newest frame and the newest image per camera
+- simulation -> server: the scene (queued, never dropped), the newest trails, frame and image per camera
   (an unsent one is replaced by a newer one), written with non-blocking writes as far as the pipe takes them and
   continued at the next call;
 - server -> simulation: readiness (the bound port) or the start-up error, the pages' valid messages, and the
@@ -41,7 +41,7 @@ LOG = logging.getLogger("mvsim_ros.viewer")
 _HEADER = struct.Struct("<cI")
 _CAMERA = struct.Struct("<I")
 #: Records simulation -> server.
-SCENE, FRAME, IMAGE = b"S", b"F", b"I"
+SCENE, FRAME, IMAGE, TRAILS = b"S", b"F", b"I", b"T"
 #: Records server -> simulation.
 READY, FAILED, MESSAGE, PAGES = b"R", b"E", b"M", b"P"
 #: Seconds the child may take to import aiohttp and bind its address.
@@ -107,6 +107,7 @@ class ViewerServerProcess:
         self._reader = _RecordReader()
         self._scenes: collections.deque[bytes] = collections.deque()  # queued whole, in order
         self._frame: bytes | None = None  # newest frame record not started yet
+        self._trails: bytes | None = None  # newest trails record not started yet
         self._images: dict[int, bytes] = {}  # newest image record per camera not started yet
         self._partial = memoryview(b"")  # rest of the record being written
         self._messages: list[dict] = []
@@ -204,6 +205,11 @@ class ViewerServerProcess:
         self._scenes.append(_record(SCENE, text))
         self._flush()
 
+    def set_trails(self, data: bytes) -> None:
+        """The newest "trails" message (bytes); replaces one not yet handed to the child. Never blocks."""
+        self._trails = _record(TRAILS, bytes(data))
+        self._flush()
+
     def set_frame(self, data: bytes) -> None:
         """The newest frame; replaces one not yet handed to the child. Never blocks."""
         self._frame = _record(FRAME, bytes(data))
@@ -240,6 +246,8 @@ class ViewerServerProcess:
             if not self._partial:
                 if self._scenes:
                     record = self._scenes.popleft()
+                elif self._trails is not None:
+                    record, self._trails = self._trails, None
                 elif self._frame is not None:
                     record, self._frame = self._frame, None
                 elif self._images:
@@ -329,6 +337,8 @@ class _Child:
             for kind, payload in reader.feed(data):
                 if kind == SCENE:
                     self.server.set_scene(json.loads(payload))
+                elif kind == TRAILS:
+                    self.server.set_trails(payload)
                 elif kind == FRAME:
                     self.server.set_frame(payload)
                 elif kind == IMAGE:

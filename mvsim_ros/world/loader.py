@@ -3,8 +3,10 @@
 Pipeline: safe XML parsing (xml_tree) -> includes, variables, loops, conditions and expressions (preprocess)
 -> one builder per element kind (vehicles, blocks, sensors, joints, elements, occupancy). Every problem raises
 one WorldFileError naming file, line and tag; nothing half-built escapes. Tags this simulator does not simulate
-yet are kept in the spec or reported as warnings with file:line, never ignored silently; the world's warnings
-are summed up per kind (warning_summary.py: the first few of each kind in full, then one line counting the rest).
+yet are kept in the spec or reported as warnings with file:line, never ignored silently; an unknown top-level tag
+one or two edits from a known element (`<vehicel>`) is an error naming the element meant, other unknown tags warn
+with the closest known name. The world's warnings are summed up per kind (warning_summary.py: the first few of
+each kind in full, then one line counting the rest; GUI-only parameters and unavailable remote models one line).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from mvsim_ros.world.elements.vehicles import build_vehicle, shown_name, topic_n
 from mvsim_ros.world.elements.world_options import parse_georeference, parse_gui, parse_lights
 from mvsim_ros.world.elements.world_params import DEFAULT_TIMESTEP_S, apply_world_params
 from mvsim_ros.world.errors import WorldFileError
-from mvsim_ros.world.files.visual_models import parse_visual, unavailable_remote_model
+from mvsim_ros.world.files.visual_models import check_remote_model, parse_visual, unavailable_remote_model
 from mvsim_ros.world.params.world_tables import WORLD, WORLD_CLASS_DEF
 from mvsim_ros.world.spawn_catalog import SpawnCatalog
 from mvsim_ros.world.specs import SourceRef, WorldSpec
@@ -37,6 +39,7 @@ from mvsim_ros.world.xml.budget import LoadBudget, budget_scope, stack_headroom
 from mvsim_ros.world.xml.limits import DEFAULT_LIMITS, LoadLimits
 from mvsim_ros.world.xml.param_reading import read_params
 from mvsim_ros.world.xml.preprocess import DEFERRED_VARIABLES, Preprocessor, load_file_tree
+from mvsim_ros.world.xml.suggestions import did_you_mean, typo_of
 from mvsim_ros.world.xml.values import fail
 from mvsim_ros.world.xml.xml_tree import XmlNode, parse_xml_bytes
 
@@ -72,6 +75,12 @@ def load_world_string(text: str, file: str = "<string>", random_seed: int = 0, a
     with budget_scope(LoadBudget(limits)) as budget, stack_headroom(limits):
         budget.add_file(len(data), (file, None, None))
         return _build(lambda: parse_xml_bytes(data, file), file, random_seed, allow_shell)
+
+
+#: The elements a world file's top level holds (read by `_WorldBuilder.add` or by the preprocessor): an unknown
+#: top-level tag one or two edits away from one of them is an error, not a warning (xml/suggestions.py `typo_of`).
+TOP_LEVEL_ELEMENTS = ("vehicle", "block", "actor", "element", "sensor", "joint", "gui", "georeference", "lights",
+                      "walls", "marker", "vehicle:class", "block:class", "actor:class", "include", "variable")
 
 
 class _WorldBuilder:
@@ -125,7 +134,11 @@ class _WorldBuilder:
             world.blocks.append(build_block(node, self.block_classes, self.warn, self.rename))
         elif tag == "actor":
             node = self._named(node, "actor{:03d}")
-            world.actors.append(build_actor(node, self.actor_classes, self.warn))
+            actor = build_actor(node, self.actor_classes, self.warn)
+            world.actors.append(actor)
+            check_remote_model(actor.visual, Path(node.file).parent,
+                               lambda message: self.warn(node, f"actor '{actor.name}': {message}"),
+                               "drawing the declared shape")
         elif tag == "element":
             self._element(node)
         elif tag == "sensor":
@@ -148,11 +161,14 @@ class _WorldBuilder:
             world.elements.append(parse_marker(node, self.warn))
         elif _is_world_param(tag):
             self.params.append(node)  # read through the world's table by `finish`
+        elif (meant := typo_of(tag, TOP_LEVEL_ELEMENTS)) is not None:
+            raise fail(node, f"unknown element <{tag}>; did you mean <{meant}>? (a misspelt element would "
+                             f"leave the world without it)")
         elif not node.children and node.text:
             world.other_params[tag] = node.text
-            self.warn(node, "unknown world parameter; kept but not used")
+            self.warn(node, f"unknown world parameter; kept but not used{_top_level_hint(tag)}")
         else:
-            self.warn(node, "unknown tag; skipped")
+            self.warn(node, f"unknown tag; skipped{_top_level_hint(tag)}")
 
     def _check_class_attributes(self, node: XmlNode) -> None:
         """One warning per attribute of a class definition other than its name."""
@@ -239,7 +255,7 @@ def _build_from(raw_root: XmlNode, file: str, random_seed: int, allow_shell: boo
     for node in root.children:
         builder.add(node)
     world = builder.finish()
-    world.warnings = summarize_warnings(world.warnings)
+    world.warnings = summarize_warnings(world.warnings, world_file=file)
     world.catalog = SpawnCatalog(file, builder.vehicle_classes, builder.block_classes, _WorldBuilder,
                                  preprocessor.rng)
     return world
@@ -259,6 +275,12 @@ def _name(node: XmlNode) -> str:
     if not value:
         raise fail(node, "expected attribute name=\"...\"")
     return value
+
+
+def _top_level_hint(tag: str) -> str:
+    """``; did you mean <simul_timestep>?`` for the world parameter or element closest to an unknown top-level
+    tag; empty when none is close."""
+    return did_you_mean(tag, (*WORLD.names(), *TOP_LEVEL_ELEMENTS), tag=True)
 
 
 def _is_world_param(tag: str) -> bool:

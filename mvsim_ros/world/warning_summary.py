@@ -7,8 +7,13 @@ shown, one line such as ``... and 99,997 more unknown attributes (names: foo ×5
 - ``unknown attributes`` (an attribute no table reads), named by the attribute;
 - ``unknown tags`` (a tag no table reads, at the top level or inside an element), named by the tag;
 - any other warning: the same text at several places is one kind, apart from its file:line and what it quotes
-  (``block 'b7': accepted but not used here: ...`` of 40,000 blocks is one kind). A remote model that cannot
-  be had is a kind of its own per URI (the GL scene reads which URIs were told).
+  (``block 'b7': accepted but not used here: ...`` of 40,000 blocks is one kind).
+
+Two kinds are always one line (`grouped_warnings`), at the place of their first: GUI-only parameters (MVSim's
+sensor definitions carry six per lidar) as ``13 GUI-only parameters ignored (...): viz_pointSize ×2, ...``, and
+remote models that cannot be had, as one line naming each URI once and the fix (``mvsim_fetch_models WORLD``,
+MVSIM_OFFLINE=1); `unavailable_remote_models` reads back which URIs were told (the GL scene does not tell them
+again).
 
 Linear in the number of warnings; a list without repeats comes back unchanged.
 """
@@ -30,9 +35,16 @@ NAME_CHARS = 40
 
 _ATTRIBUTE = re.compile(r"unknown attribute ([^\s=\"]+)=\"|unknown <[^>]*> attribute '([^']*)' ignored")
 _NESTED_TAG = re.compile(r"unknown parameter <([^>\s]+)> for ")
-_TOP_TAG = re.compile(r": <([^>\s]+)>: unknown (?:tag; skipped|world parameter; kept but not used)$")
+_TOP_TAG = re.compile(r": <([^>\s]+)>: unknown (?:tag; skipped|world parameter; kept but not used)(?:;|$)")
 _LOCATION = re.compile(r"^.+?:\d+: (?=<[^>]*>: )")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_GUI_ONLY = re.compile(r"<[^>]*>: (\S+) of .+ is accepted but not used: MVSim's GUI$")
+_PATHS = re.compile(r":? (?:[A-Za-z]+://|/)[^\s()]+")
+_FETCH_HINT_START = "download once with"
+_HOST_FAILED_EARLIER = re.compile(r"host (\S+) failed earlier in this process")
+_LISTED_URI = re.compile(r"(?i)https?://\S+?(?=, |; | — )")
+#: Start of the one line that says which remote models are unavailable.
+REMOTE_MODELS_UNAVAILABLE = "remote models unavailable"
 
 
 def warning_kind(warning: str) -> tuple[str, str | None]:
@@ -49,10 +61,13 @@ def warning_kind(warning: str) -> tuple[str, str | None]:
     return _QUOTED.sub(_placeholder, _LOCATION.sub("", warning, count=1)), None
 
 
-def summarize_warnings(warnings: Iterable[str], shown: int = SHOWN_PER_KIND) -> list[str]:
+def summarize_warnings(warnings: Iterable[str], shown: int = SHOWN_PER_KIND, world_file: str = "WORLD") -> list[str]:
     """`warnings` (text lines, in order) with at most `shown` per kind (warning_kind) and, after the last shown
-    of a kind that has more, one line counting the others and naming the most frequent names."""
+    of a kind that has more, one line counting the others and naming the most frequent names. GUI-only
+    parameters and unavailable remote models are one line each (grouped_warnings; `world_file` is named in the
+    remote models' fix)."""
     out: list[str] = []
+    warnings = grouped_warnings(warnings, world_file)
     seen: Counter[str] = Counter()
     last_shown: dict[str, int] = {}
     hidden: dict[str, Counter[str | None]] = {}
@@ -73,6 +88,90 @@ def summarize_warnings(warnings: Iterable[str], shown: int = SHOWN_PER_KIND) -> 
         if index in after:
             result.append(after[index])
     return result
+
+
+def grouped_warnings(warnings: Iterable[str], world_file: str = "WORLD") -> list[str]:
+    """`warnings` with two kinds said in one line each, at the place of their first: GUI-only parameters (when
+    more than one: ``14 GUI-only parameters ignored (MVSim's GUI draws with them): viz_pointSize ×2, ...``) and remote
+    models that are unavailable (a single one: its own line followed by the fix; several: one line naming every
+    URI once and the fix: ``mvsim_fetch_models WORLD``, MVSIM_OFFLINE=1). Other warnings stay as they are."""
+    lines = list(warnings)
+    gui = Counter(found.group(1) for found in map(_GUI_ONLY.search, lines) if found)
+    remote: dict[str, str] = {}
+    for line in lines:
+        uri = unavailable_remote_model(line)
+        if uri is not None and uri not in remote:
+            remote[uri] = _remote_reason(line, uri)
+    if sum(gui.values()) < 2 and not remote:
+        return lines
+    out: list[str] = []
+    gui_said = remote_said = False
+    for line in lines:
+        if sum(gui.values()) > 1 and _GUI_ONLY.search(line):
+            if not gui_said:
+                names = ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in gui.most_common())
+                out.append(f"{sum(gui.values()):,} GUI-only parameters ignored (MVSim's GUI draws with them): {names}")
+                gui_said = True
+        elif unavailable_remote_model(line) is not None:
+            if not remote_said:
+                out.append(f"{line}; {fetch_hint(world_file)}" if len(remote) == 1 else
+                           remote_models_line(remote, world_file))
+                remote_said = True
+        else:
+            out.append(line)
+    return out
+
+
+def fetch_hint(world_file: str = "WORLD") -> str:
+    """How to have a world's remote models: mvsim_fetch_models, then the cache (MVSIM_OFFLINE=1 never downloads)."""
+    return (f"{_FETCH_HINT_START} `mvsim_fetch_models {world_file}` (runs then read the cache; MVSIM_OFFLINE=1 keeps "
+            f"runs off the network)")
+
+
+def without_fetch_hint(warning: str) -> str:
+    """A remote model's warning as the loader said it, without the fetch_hint that grouped_warnings appends."""
+    return warning.split(f"; {_FETCH_HINT_START}", 1)[0]
+
+
+def remote_models_line(reasons: dict[str, str], world_file: str = "WORLD") -> str:
+    """One line for the remote models that are unavailable (`reasons`: URI -> why, from its warning): each URI
+    once, after the reason it shares with others, and how to have them."""
+    by_reason: dict[str, list[str]] = {}
+    for uri, reason in reasons.items():
+        by_reason.setdefault(reason, []).append(uri)
+    listed = "; ".join(f"{reason}: {', '.join(uris)}" for reason, uris in by_reason.items())
+    return f"{REMOTE_MODELS_UNAVAILABLE} ({len(reasons):,}, drawn as stand-ins): {listed} — {fetch_hint(world_file)}"
+
+
+def unavailable_remote_models(warnings: Iterable[str]) -> set[str]:
+    """Every URI the warnings (single ones or a remote_models_line) say is unavailable."""
+    told: set[str] = set()
+    for line in warnings:
+        uri = unavailable_remote_model(line)
+        if uri is not None:
+            told.add(uri)
+        elif line.startswith(REMOTE_MODELS_UNAVAILABLE + " ("):
+            told.update(_LISTED_URI.findall(line.split("): ", 1)[-1]))
+    return told
+
+
+def _remote_reason(line: str, uri: str) -> str:
+    """Why `uri` is unavailable, from its warning: the text in brackets after it, without URLs and cache paths
+    (a host that failed earlier is said in short: the URL it failed on is listed on its own)."""
+    rest = line.split(uri, 1)[-1]
+    if not rest.startswith(" ("):
+        return "unavailable"
+    depth, end = 0, len(rest)
+    for index, char in enumerate(rest[1:], start=1):  # the bracket closing the one after the URI
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            end = index
+            break
+    reason = rest[2:end]
+    earlier = _HOST_FAILED_EARLIER.match(reason)
+    if earlier:
+        return f"host {earlier.group(1)} failed earlier; not tried again"
+    return _PATHS.sub("", reason).strip()
 
 
 def summary_line(kind: str, names: Counter[str | None], what: str | None = None) -> str:
@@ -103,4 +202,6 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-__all__ = ["NAMES_LISTED", "SHOWN_PER_KIND", "listed_names", "summarize_warnings", "summary_line", "warning_kind"]
+__all__ = ["NAMES_LISTED", "REMOTE_MODELS_UNAVAILABLE", "SHOWN_PER_KIND", "fetch_hint", "grouped_warnings",
+           "listed_names", "remote_models_line", "summarize_warnings", "summary_line", "unavailable_remote_models",
+           "warning_kind", "without_fetch_hint"]

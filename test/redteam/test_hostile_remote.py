@@ -25,6 +25,7 @@ from mvsim_ros.world import load_world
 from mvsim_ros.world.files import resources
 from mvsim_ros.world.xml.limits import WorldLimits
 from mvsim_ros.world.files.visual_models import clear_model_cache
+from mvsim_ros.world.warning_summary import without_fetch_hint
 
 #: Extra wall time [s] a deadline may be overrun by (thread start, a busy 2-core machine).
 SLACK_S = 1.0
@@ -202,8 +203,9 @@ def test_a_world_load_with_a_drip_fed_model_warns_at_the_load_deadline_and_keeps
     warnings = [w for w in world.warnings if url in w]
     assert len(warnings) == 1, world.warnings
     assert f"remote model unavailable: {url} (download deadline of 2 s reached after " in warnings[0]
-    assert warnings[0].endswith("bytes (limit max_download_seconds = 2, node parameter load_max_download_seconds)); "
-                                "using the declared shape/bounding box")
+    said = without_fetch_hint(warnings[0])
+    assert said.endswith("bytes (limit max_download_seconds = 2, node parameter load_max_download_seconds)); "
+                         "using the declared shape/bounding box")
 
 
 def test_the_load_total_bounds_all_downloads_together(online, drip, tmp_path):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -29,21 +28,34 @@ CPU_LIMIT_S = 120
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+#: Starts the CLI (argv[2:]) under the CPU limit and writes its peak resident memory [KiB] (from wait4) to the file
+#: argv[1]; exits with its status. A small process of its own: Linux counts, in a process's peak, the peak of the
+#: memory it ran in before exec, so the CLI started straight from this (large) test process would carry its peak.
+LAUNCHER = """
+import os, resource, subprocess, sys
+def limit():
+    resource.setrlimit(resource.RLIMIT_CPU, ({cpu}, {cpu}))
+child = subprocess.Popen(sys.argv[2:], preexec_fn=limit)
+_, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as report:
+    report.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_report(path: Path, out: Path) -> tuple[int, str, str, float]:
     """Run the real CLI on `path` into `out`: (exit status, stdout, stderr, peak resident memory [MiB] of that
     process alone, from wait4)."""
-
-    def limit_cpu():
-        resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT_S, CPU_LIMIT_S))
-
-    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "mvsim_ros.cli.report", str(path), "-o", str(out)],
-                                   cwd=REPO, env=ENV, stdout=stdout, stderr=stderr, preexec_fn=limit_cpu)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
+    launcher = LAUNCHER.format(cpu=CPU_LIMIT_S)
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr, \
+            tempfile.NamedTemporaryFile("r") as peak:
+        process = subprocess.run([sys.executable, "-c", launcher, peak.name, sys.executable, "-m",
+                                  "mvsim_ros.cli.report", str(path), "-o", str(out)],
+                                 cwd=REPO, env=ENV, stdout=stdout, stderr=stderr)
         stdout.seek(0)
         stderr.seek(0)
-        return (process.returncode, stdout.read().decode(), stderr.read().decode(), usage.ru_maxrss / 1024.0)
+        peak_kib = float(peak.read() or "nan")
+        return process.returncode, stdout.read().decode(), stderr.read().decode(), peak_kib / 1024.0
 
 
 @pytest.fixture(scope="module")

@@ -51,6 +51,7 @@ class FakeServer:
 
     def __init__(self):
         self.scenes, self.frames, self.images, self.inbox = [], [], [], []
+        self.trails: list[dict] = []
         self.page_count = 1
         self.cameras: set[int] = set()
         self.takes = 0
@@ -60,6 +61,9 @@ class FakeServer:
 
     def set_frame(self, data):
         self.frames.append(data)
+
+    def set_trails(self, trails):
+        self.trails.append(trails)
 
     def set_image(self, index, data):
         self.images.append((index, data))

@@ -43,6 +43,9 @@ class Server:
     def set_scene(self, scene):
         self.scenes += 1
 
+    def set_trails(self, trails):
+        pass
+
     def take_messages(self):
         out, self.inbox = self.inbox, []
         return out

@@ -28,6 +28,7 @@ from mvsim_ros.world.elements.scenery.walls import parse_walls
 from mvsim_ros.world.files.resources import resolve_uri, safe_extract
 from mvsim_ros.world.files.visual_models import clear_model_cache
 from mvsim_ros.world.specs import HorizontalPlaneSpec, SkyBoxSpec, VisualSpec
+from mvsim_ros.world.warning_summary import without_fetch_hint
 from mvsim_ros.world.xml.xml_tree import parse_xml_bytes
 
 #: A box x in [-0.75, 0.75], y in [-0.25, 0.5], z in [0, 0.5] [m] as OBJ text; its footprint, counter-clockwise.
@@ -269,7 +270,7 @@ def test_zip_with_a_parent_entry_is_refused_and_the_declared_shape_kept(online, 
     world_file = block_world(tmp_path / "w", uri)
     world = load_world(world_file)
     assert world.blocks[0].shape == DECLARED
-    assert [w for w in world.warnings if uri in w] == [
+    assert [without_fetch_hint(w) for w in world.warnings if uri in w] == [
         f"{world_file}:2: <block>: remote model unavailable: {uri} (pack.zip: zip refused: entry '../evil.txt' "
         f"escapes the extraction folder ('..')); {FALLBACK}"]
     assert files_under(online) == ["pack.zip"]  # nothing extracted, no temporary folder left
@@ -365,7 +366,7 @@ def test_a_server_that_never_answers_times_out_and_its_host_is_not_tried_again(o
     world = load_world(world_file)
     assert time.monotonic() - started < 3.0
     assert world.blocks[0].shape == DECLARED
-    assert [w for w in world.warnings if uri in w] == [
+    assert [without_fetch_hint(w) for w in world.warnings if uri in w] == [
         f"{world_file}:2: <block>: remote model unavailable: {uri} (timed out after 1 s); {FALLBACK}"]
     host = base[len("http://"):]
     other = resolve_uri(f"{base}/other.obj")
@@ -430,7 +431,7 @@ def test_offline_makes_no_request_and_uses_the_cache(online, serve, monkeypatch,
     monkeypatch.setenv("MVSIM_OFFLINE", "1")
     world = load_world(world_file)
     assert world.blocks[0].shape == DECLARED
-    assert [w for w in world.warnings if uri in w] == [
+    assert [without_fetch_hint(w) for w in world.warnings if uri in w] == [
         f"{world_file}:2: <block>: remote model unavailable: {uri} (offline (MVSIM_OFFLINE=1) and not in the "
         f"cache: {online / 'pack.zip'}); {FALLBACK}"]
     assert server.requests == []

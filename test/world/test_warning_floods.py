@@ -9,7 +9,9 @@ import re
 from conftest import robot_world_xml
 from mvsim_ros.world import load_world, load_world_string
 from mvsim_ros.world.files.visual_models import REMOTE_MODEL_WARNING
-from mvsim_ros.world.warning_summary import NAMES_LISTED, SHOWN_PER_KIND, summarize_warnings, warning_kind
+from mvsim_ros.world.warning_summary import (NAMES_LISTED, SHOWN_PER_KIND, summarize_warnings,
+                                             unavailable_remote_models,
+                                             warning_kind)
 
 BLOCK_SHAPE = "<shape><pt>0 0</pt><pt>1 0</pt><pt>1 1</pt></shape>"
 #: Most warning lines one kind may give: the shown ones and the summary line.
@@ -106,11 +108,14 @@ def test_each_kind_keeps_its_first_lines_in_order_and_its_summary_after_them():
                    "... and 2 more unknown tags (names: <c12>, <c13>)"]
 
 
-def test_few_warnings_and_remote_models_stay_as_they_are():
+def test_few_warnings_stay_as_they_are_and_remote_models_are_one_line():
     few = [f"w.xml:{k}: <a>: unknown attribute p=\"1\" for <a>; skipped" for k in range(SHOWN_PER_KIND)]
     assert summarize_warnings(few) == few
     remote = [f"w.xml:{k}: <model_uri>: {REMOTE_MODEL_WARNING}: https://h/m{k}.dae (offline)" for k in range(10)]
-    assert summarize_warnings(remote) == remote, "the GL scene reads which URIs were told"
+    (line,) = summarize_warnings(remote)
+    assert line.startswith("remote models unavailable (10, drawn as stand-ins): offline: https://h/m0.dae, "), line
+    assert unavailable_remote_models([line]) == {f"https://h/m{k}.dae" for k in range(10)}, \
+        "the GL scene reads which URIs were told"
 
 
 def test_a_summary_lists_the_most_frequent_names_and_how_many_there_are():

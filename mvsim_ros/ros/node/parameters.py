@@ -82,7 +82,23 @@ PARAMETERS: dict[str, ParamSpec] = {
                                         _origins),
     "viewer_token": ParamSpec(False, "true: a random token each run; the printed viewer address carries it "
                                      "(?token=...) and connections without it are refused"),
+    "foxglove": ParamSpec(False, "true: serve every published topic live over the Foxglove WebSocket protocol at "
+                                 "ws://<foxglove_host>:<foxglove_port> (docs/foxglove.md)"),
+    "foxglove_host": ParamSpec("127.0.0.1", "address the Foxglove server binds: 127.0.0.1 = this machine only; "
+                                            "0.0.0.0 = every interface (anyone who reaches it can drive the robots)",
+                               lambda v: None if v.strip() else "is empty: give an address, e.g. 127.0.0.1"),
+    "foxglove_port": ParamSpec(8765, "TCP port of the Foxglove server (0 = any free port, printed at start)",
+                               lambda v: None if 0 <= v <= 65535 else "must be between 0 and 65535"),
+    "foxglove_allowed_origins": ParamSpec(["https://app.foxglove.dev"], "origins of web pages that may connect to "
+                                          "the Foxglove server besides its own address (a string array); clients "
+                                          "sending no Origin (Foxglove desktop, scripts) are accepted", _origins),
     "realtime_factor": ParamSpec(1.0, "simulated s per wall s; 0 = as fast as possible", _at_least(0.0)),
+    "stop_after": ParamSpec(0.0, "[s] of simulated time: the run ends exactly when the simulated clock reaches it "
+                                 "(the recording closed, exit status 0); 0 = never", _at_least(0.0)),
+    "stop_when_idle": ParamSpec(False, "end the run (the recording closed, exit status 0) once the vehicles were "
+                                       "driven and then left alone: a command has come, none for "
+                                       "base_watchdog_timeout s of simulated time (1 s when it is 0) and every "
+                                       "vehicle at rest (< 1 mm/s, < 1 mrad/s); checked every 0.1 s"),
     "simul_rate": ParamSpec(100.0, "[Hz] wall-clock rate of the simulation loop timer", _positive),
     "base_watchdog_timeout": ParamSpec(1.0, "[s] of simulated time without commands before a vehicle stops; 0 = "
                                             "off (1 s: a teleop key tap moves a robot about 0.5 m at 0.5 m/s)",

@@ -23,11 +23,13 @@ from mvsim_ros.ros.node.recording import NodeRecording, open_recorder
 from mvsim_ros.ros.node.parameters import declare_and_read, warn_unknown_parameters
 from mvsim_ros.ros.node.startup import load_simulation, start_up_messages
 from mvsim_ros.ros.publishing.map_publisher import MapPublisher
+from mvsim_ros.ros.foxglove.taps import combine_taps
 from mvsim_ros.ros.publishing.outlet import Outlets
 from mvsim_ros.ros.node.signals import StopSignals
 from mvsim_ros.ros.node.status import StatusLine
 from mvsim_ros.ros.node.session import SimSession
 from mvsim_ros.ros.services.simulation_services import SimulationServices
+from mvsim_ros.runtime.run_end import IdleWatch, end_step, quiet_time
 from mvsim_ros.runtime.runner import CallbackSink, Runner
 from mvsim_ros.world.files.world_path import resolve_world_path
 
@@ -60,6 +62,8 @@ class MvsimNode(LeanEventsNode):
         self.recording: NodeRecording | None = None
         #: Makes the node's publishers, tapped by the recording (made once the recording is open).
         self.outlets: Outlets | None = None
+        #: The live Foxglove server (None unless `foxglove` is true): taps every publisher like the recording.
+        self.foxglove = None  # a FoxgloveBridge
         #: Parameter values given to the constructor (rclpy keeps its own copy to itself): checked for unknown
         #: names along with those of the command line and parameters files.
         self._constructor_overrides = [parameter.name for parameter in kwargs.get("parameter_overrides") or []]
@@ -97,14 +101,29 @@ class MvsimNode(LeanEventsNode):
                               on_error=self.get_logger().error, follow_symlinks=p["record_follow_symlinks"],
                               watchdog_timeout_s=p["base_watchdog_timeout"]),
                 lambda: self.sim.time if self.sim is not None else 0.0)
-        self.outlets = Outlets(self, self.recording.tap_publisher if self.recording is not None else None)
+        if p["foxglove"]:  # before the first publisher, so that every topic gets its channel
+            from mvsim_ros.ros.foxglove.bridge import FoxgloveBridge  # foxglove-sdk is needed only here
+
+            self.foxglove = FoxgloveBridge(self, p["foxglove_host"], p["foxglove_port"],
+                                           p["foxglove_allowed_origins"],
+                                           lambda: self.sim.time if self.sim is not None else 0.0)
+            self.get_logger().info(f"Foxglove: ws://{p['foxglove_host']}:{self.foxglove.port}")
+        self.outlets = Outlets(self, combine_taps(self.recording.tap_publisher if self.recording is not None else None,
+                                                  self.foxglove.tap_publisher if self.foxglove is not None else None))
         parts = load_simulation(p, world_file, self._stop)
         self.sim, self.runner = parts.sim, parts.runner
+        #: Why the run ends by itself when the runner reaches its end step (None: it ends only when stopped).
+        self.run_end_reason: str | None = None
+        self.runner.end_step = end_step(p["stop_after"], self.sim.dt)
+        if self.runner.end_step is not None:
+            self.run_end_reason = f"stop_after = {p['stop_after']:g} s"
         for warning in parts.warnings:
             self.get_logger().warning(warning)
         with self._stop.interruptible():  # the scene's remote models may still be downloading
             self.session = SimSession(self, self.sim, p, parts.prefixes, check=self._stop.check, outlets=self.outlets)
         self.map_publisher = MapPublisher(self, parts.spec.occupancy_grids, context=self.session.context)
+        if self.foxglove is not None:
+            self.foxglove.serve_fast_path()
         for warning in self.session.warnings:
             self.get_logger().warning(warning)
         self._stop.check()
@@ -181,12 +200,15 @@ class MvsimNode(LeanEventsNode):
             sinks.append(CallbackSink(self._ground_truth_due, self._record_ground_truth))
         if self.session is not None:
             sinks.append(self.session)
+        if self._params["stop_when_idle"]:  # last: what is due at the final instant is served before the end
+            sinks.append(IdleWatch(self.sim, quiet_time(self._params["base_watchdog_timeout"]), self._end_when_idle))
         self.runner.attach(self.sim, sinks, self.session.advance if self.session is not None else None)
 
     def _tick(self) -> None:
         """One turn of the runtime loop: the steps due by the wall clock (or for most of a period if
         realtime_factor = 0, or those asked for while paused), each batch running straight up to the next instant
-        something is due; then the status line and the viewer."""
+        something is due; then the status line and the viewer. When the runner has reached the end of the run
+        (`stop_after`, `stop_when_idle`: never stepped past), the node quits."""
         start = time.monotonic()
         runner = self.runner
         if self.recording is not None and not self.recording.recorder.claimed:
@@ -195,12 +217,25 @@ class MvsimNode(LeanEventsNode):
             deadline = start + PAUSED_TICK_FRACTION * self._period
         else:  # at realtime_factor 0 the timer is due again at once; the executor serves what came in between
             deadline = start + max(self._period, FULL_SPEED_TICK_S)
-        ran = runner.run(start, deadline, should_stop=lambda: self._stop.requested)
+        ran = runner.run(start, deadline, should_stop=lambda: self._stop.requested or runner.finished)
         if runner.paused and ran and self.session is not None:  # the clock reads where the steps stopped
             self.session.publish_clock()
         self.status.update()
         if self.viewer is not None:
             self.viewer.service()
+        if self.foxglove is not None:
+            self.foxglove.service()
+        if runner.finished and self.run_end_reason is not None and not self._stop.requested:
+            self.get_logger().info(f"the run ends at {self.sim.time:.3f} s of simulated time ({self.run_end_reason})")
+            self.quit()
+
+    def _end_when_idle(self) -> None:
+        """The vehicles were left alone (stop_when_idle): playing ends at the current step."""
+        runner = self.runner
+        if runner.end_step is None or runner.end_step > self.sim.steps:
+            runner.end_step = self.sim.steps
+            self.run_end_reason = "stop_when_idle: every vehicle at rest, no command for " \
+                f"{quiet_time(self._params['base_watchdog_timeout']):g} s"
 
     def _ground_truth_due(self) -> float:
         return self.ground_truth.next_due if self.ground_truth is not None else math.inf
@@ -303,6 +338,9 @@ class MvsimNode(LeanEventsNode):
         if self.viewer is not None:
             self.viewer.stop()
             self.viewer = None
+        if self.foxglove is not None:
+            self.foxglove.close()
+            self.foxglove = None
         services = getattr(self, "simulation_services", None)
         if services is not None and self.runner is not None:
             self.step_queue.abort_all("the node is shutting down")

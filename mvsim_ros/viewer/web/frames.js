@@ -1,11 +1,12 @@
 // The simulator's binary messages: frames (poses, wheel angles, lidar points, footprints, vehicle states) applied
-// to the scene at the next animation frame (only the newest one), and camera images handed to the panel.
+// to the scene at the next animation frame (only the newest one), the vehicles' recent paths (trails) drawn at
+// once, and camera images handed to the panel.
 // Layout: u32 n, n bytes of JSON header (zero-padded to a multiple of 4), then float32 arrays / bytes.
 
 import { state } from './page_state.js';
-import { followSelected, frameVehiclesOnce } from './framing.js';
+import { followSelected } from './framing.js';
 import { showImage, showReadout } from './panels.js';
-import { TRAIL_MIN_STEP, current, showCollision, showLabelCollision } from './scene.js';
+import { TRAIL_MIN_STEP, current, showCollision, showLabelCollision, showTrails } from './scene.js';
 import { setPositions } from './shapes.js';
 
 // Frame "vehicles" array columns (protocol.py).
@@ -41,6 +42,15 @@ export function onBinary(buffer) {
     state.frames += 1;
     frameTimes.push(performance.now());
     pendingFrame = unpackFrame(buffer);
+  } else if (header.type === 'trails') {
+    const msg = unpackFrame(buffer);
+    showTrails({
+      version: msg.version,
+      paths: Object.fromEntries((msg.vehicles || []).map((name, i) => {
+        const a = msg.data[`trail:${i}`];
+        return [name, a ? Array.from({ length: a.rows }, (_, r) => [a.data[2 * r], a.data[2 * r + 1]]) : []];
+      })),
+    });
   } else if (header.type === 'image') {
     const bytes = new Uint8Array(buffer, offset, header.bytes);
     showImage(header, new Blob([bytes], { type: header.mime || 'image/jpeg' }));
@@ -119,7 +129,6 @@ export function applyFrame(frame) {
     ribbon.setLoop(a.rows, (r) => [a.data[2 * r], a.data[2 * r + 1]]);
   });
   applyVehicleStates(arrays);
-  frameVehiclesOnce();
   followSelected();
 }
 

@@ -2,7 +2,7 @@
 // page's controls by role), the layers the page can hide, and `report` (problems shown on the page).
 
 // Layers the page can hide: checkbox id suffix -> what it shows.
-export const LAYERS = ['rays', 'points', 'trails', 'footprints', 'labels', 'grid'];
+export const LAYERS = ['rays', 'points', 'trails', 'footprints', 'labels', 'grid', 'roofs'];
 
 export const state = {
   frames: 0,            // frames received
@@ -14,6 +14,8 @@ export const state = {
   rtf: null,
   selected: null,       // name of the selected (driven) vehicle
   vehicles: [],         // vehicle names of the scene
+  vehicleColors: {},    // vehicle name -> its '#rrggbb' on the page (outline, trail, label, legend)
+  trailsReceived: 0,    // "trails" messages applied (the vehicles' paths kept by the simulator)
   connected: false,
   errors: [],           // problems met while applying messages (shown on the page, not logged)
   lastDrive: null,      // the last drive/steer message sent
@@ -32,7 +34,7 @@ export const el = (id) => document.getElementById(id);
 export const ui = {
   view: el('view'), vehicle: el('vehicle'), follow: el('follow'), camera: el('camera'), status: el('status'),
   error: el('error'), image: el('camera-image'), speed: el('speed'), readout: el('readout'),
-  toolPose: el('tool-pose'), toolGoal: el('tool-goal'), toolHint: el('tool-hint'),
+  legend: el('legend'), toolPose: el('tool-pose'), toolGoal: el('tool-goal'), toolHint: el('tool-hint'),
 };
 
 // Show a problem on the page (and keep it in state.errors).

@@ -1,12 +1,12 @@
-// The side panel and the readout: vehicle and camera selectors, follow and layer check boxes, run-state buttons,
-// the selected vehicle's state, the camera image and the status line.
+// The side panel and the readout: vehicle and camera selectors, follow and layer check boxes, run-state and view
+// buttons, the vehicles' colour legend, the selected vehicle's state, the camera image and the status line.
 
 import * as THREE from 'three';
 import { LAYERS, el, state, ui } from './page_state.js';
 import { send } from './connection.js';
-import { forgetFollowed } from './framing.js';
+import { fitVehicles, fitWorld, forgetFollowed } from './framing.js';
 import { stopDriving } from './keyboard.js';
-import { applyLayers, current, selectedVehicle } from './scene.js';
+import { accentOf, applyLayers, current, selectedVehicle } from './scene.js';
 
 let imageUrl = null;     // object URL of the camera image shown
 
@@ -24,6 +24,21 @@ export function fillSelectors(msg) {
   ui.camera.replaceChildren(new Option('none', ''), ...cams);
   ui.camera.value = cams.some((o) => o.value === chosen) ? chosen : '';
   if (ui.camera.value !== chosen) chooseCamera();
+  fillLegend(msg.vehicles || []);
+}
+
+// The legend: a swatch of each vehicle's colour and its name.
+function fillLegend(vehicles) {
+  ui.legend.replaceChildren(...vehicles.map((v) => {
+    const item = document.createElement('span');
+    item.className = 'legend-item';
+    item.dataset.vehicle = v.name;
+    const swatch = document.createElement('span');
+    swatch.className = 'legend-swatch';
+    swatch.style.background = accentOf(v);
+    item.append(swatch, v.name);
+    return item;
+  }));
 }
 
 // Ask for the chosen camera's images (or none); hide the image when none is chosen.
@@ -102,6 +117,8 @@ export function bindPanels() {
   }
   ui.follow.addEventListener('change', () => { forgetFollowed(); ui.follow.blur(); });
   ui.camera.addEventListener('change', () => { chooseCamera(); ui.camera.blur(); });
+  el('fit-world').addEventListener('click', (event) => { fitWorld(); event.currentTarget.blur(); });
+  el('fit-vehicles').addEventListener('click', (event) => { fitVehicles(); event.currentTarget.blur(); });
   for (const action of ['pause', 'play', 'step', 'reset']) {
     el(action).addEventListener('click', (event) => {
       send(action === 'step' ? { type: 'control', action, steps: 1 } : { type: 'control', action });

@@ -1,20 +1,21 @@
 // The scene as the simulator sent it (`current`): the world group and everything in it that frames move or
 // redraw (posed bodies, wheels, lidar rays and points, footprints, trails, outlines, labels, goal markers), the
-// ground grid, and the layers the page can hide. buildScene replaces it whenever a scene message arrives.
+// ground grid, and the layers the page can hide (roofs among them). buildScene replaces it whenever a scene
+// message arrives; showTrails draws the vehicles' recent paths the simulator kept.
 
 import * as THREE from 'three';
 import { CSS2DObject } from 'three/addons/renderers/CSS2DRenderer.js';
 import { LAYERS, el, state } from './page_state.js';
 import { OUTLINE_WIDTH, OVERLAY_Z, Ribbon, arrowFor, decodeBase64, disposeTree, dynamicLines, dynamicPoints,
   placeArrow, srgbToLinear } from './shapes.js';
-import { requestRender, scene3 } from './view3d.js';
+import { camera, onBeforeRender, renderer, requestRender, scene3 } from './view3d.js';
 
 const TRAIL_SEGMENTS = 600;       // segments kept per vehicle trail (the oldest go first)
 export const TRAIL_MIN_STEP = 0.05; // smallest move that adds a trail segment [m]: 600 x 0.05 = 30 m of trail
 const TRAIL_WIDTH = 0.06;         // width of a trail on the ground [m]
 const GRID_Z = 0.005;             // height of the ground grid [m] (above the ground, below the overlays)
 const GRID_MAJOR = 5;             // a bold grid line every GRID_MAJOR cells
-const LABEL_Z = 0.25;             // height of a vehicle's name label above its chassis top [m]
+const LABEL_GAP_PX = 4;           // space between a vehicle's drawn size and its name label [CSS px]
 const COLLISION_COLOR = 0xff3030; // vehicle outline and label while colliding
 export const GOAL_COLOR = 0xffd040; // goal markers
 
@@ -29,7 +30,9 @@ export const current = {
   footprints: [],     // per vehicle: Ribbon of its train's footprint (vehicles towing trailers)
   trails: [],         // per vehicle: Ribbon of its recent path
   outlines: [],       // per vehicle: {ribbon, material} of its chassis outline (red while colliding)
-  labels: [],         // per vehicle: {object, element} of its name label
+  labels: [],         // per vehicle: {object, element, radius} of its name label
+  gridLabels: [],     // {object, element, scale} of the axis letters and the scale, kept off the vehicles
+  roofs: [],          // meshes of the roofs and ceilings (horizontal planes high up; the "roofs" layer)
   goalMarkers: {},    // vehicle name -> THREE.Group (ring and arrow) of its last goal
   layerGroups: {},    // layer name -> THREE.Group (in the world group) holding that layer's objects
 };
@@ -66,9 +69,16 @@ function buildMesh(m) {
   const material = new THREE.MeshLambertMaterial({
     vertexColors: true, side: m.double_sided ? THREE.DoubleSide : THREE.FrontSide,
   });
+  if (m.group === 'plane' || (m.group === 'static' && (m.name === 'ground' || String(m.name).startsWith('terrain:')))) {
+    // Pushed back in depth: the grid and the ground ribbons just above a floor stay in front even from far away.
+    material.polygonOffset = true;
+    material.polygonOffsetFactor = 2;
+    material.polygonOffsetUnits = 2;
+  }
   const mesh = new THREE.Mesh(geometry, material);
   mesh.name = m.name || '';
   posedObject(m.group, m.index).add(mesh);
+  if (m.roof) current.roofs.push(mesh);
 }
 
 function buildWheel(w) {
@@ -106,6 +116,7 @@ export function buildScene(msg) {
   scene3.add(world);
   current.world = world;
   current.posed = {};
+  current.roofs = [];
   current.sceneMsg = msg;
   const layerGroups = Object.fromEntries(LAYERS.map((name) => {
     const group = new THREE.Group();
@@ -123,10 +134,10 @@ export function buildScene(msg) {
   }));
   current.clouds = (msg.lidars3d || []).map(() => dynamicPoints(1024, 0x40e0ff, 0, layerGroups.points));
   const vehicles = msg.vehicles || [];
-  current.footprints = vehicles.map((v) => new Ribbon(64, OUTLINE_WIDTH, new THREE.Color(v.color || '#ffff00'), 1,
+  current.footprints = vehicles.map((v) => new Ribbon(64, OUTLINE_WIDTH, new THREE.Color(accentOf(v)), 1,
     OVERLAY_Z, layerGroups.footprints));
-  current.trails = vehicles.map((v) => new Ribbon(TRAIL_SEGMENTS, TRAIL_WIDTH, trailColor(v.color), 0.9, OVERLAY_Z,
-    layerGroups.trails));
+  current.trails = vehicles.map((v) => new Ribbon(TRAIL_SEGMENTS, TRAIL_WIDTH, trailColor(accentOf(v)), 0.9,
+    OVERLAY_Z, layerGroups.trails));
   current.outlines = vehicles.map(buildOutline);
   current.labels = vehicles.map(buildLabel);
   buildGrid();
@@ -138,7 +149,30 @@ export function buildScene(msg) {
   requestRender();
   state.sceneVersion = msg.version;
   state.vehicles = vehicles.map((v) => v.name);
+  state.vehicleColors = Object.fromEntries(vehicles.map((v) => [v.name, accentOf(v)]));
   state.vehicleStates = {};
+}
+
+// A vehicle's own colour on the page (outline, trail, label, legend): distinct from every other vehicle's.
+export function accentOf(v) {
+  return v.accent || v.color || '#ffff00';
+}
+
+// The vehicles' recent paths of a "trails" message (protocol.py; msg: {version, paths: {name: [[x, y], ...]}} [m])
+// as their trails, when it belongs to the scene shown; the frames extend them from there.
+export function showTrails(msg) {
+  if (!current.sceneMsg || msg.version !== current.sceneMsg.version) return;
+  const paths = msg.paths || {};
+  (current.sceneMsg.vehicles || []).forEach((v, i) => {
+    const points = paths[v.name];
+    if (!Array.isArray(points) || !current.trails[i]) return;
+    current.trails[i].clear();
+    for (const p of points) {
+      if (Array.isArray(p) && p.length === 2) current.trails[i].extend(p[0], p[1], 0);
+    }
+  });
+  state.trailsReceived = (state.trailsReceived || 0) + 1;
+  requestRender();
 }
 
 // A trail's colour: the vehicle's, brightened so that it stands out on the ground.
@@ -167,7 +201,7 @@ function buildOutline(v) {
     fill.renderOrder = 1;
     holder.add(fill);
   }
-  const outline = { holder, ribbon, fill, color: new THREE.Color(v.color || '#ffff00'), colliding: null };
+  const outline = { holder, ribbon, fill, color: new THREE.Color(accentOf(v)), colliding: null };
   showCollision(outline, false);
   return outline;
 }
@@ -180,18 +214,64 @@ export function showCollision(outline, colliding) {
   if (outline.fill) outline.fill.visible = colliding;
 }
 
-// The name label of a vehicle, above its chassis.
+// The name label of a vehicle, above its chassis on the page, in the vehicle's colour; placeLabels keeps it clear
+// of the vehicle's drawn size.
 function buildLabel(v) {
   const element = document.createElement('div');
   element.className = 'vehicle-label';
   element.dataset.vehicle = v.name;
   element.textContent = v.name;
-  const object = new CSS2DObject(element);
-  object.position.set(0, 0, (v.height || 0.5) + LABEL_Z);
+  element.style.borderColor = accentOf(v);
+  element.style.boxShadow = `inset 3px 0 0 ${accentOf(v)}`;
+  const holder = document.createElement('div');  // the label plus a clear gap under it, as tall as the vehicle
+  holder.className = 'vehicle-label-holder';
+  holder.appendChild(element);
+  const object = new CSS2DObject(holder);
+  object.position.set(0, 0, v.height || 0.5);
   object.center.set(0.5, 1);
   posedObject('body', v.body).add(object);
-  return { object, element, name: v.name, colliding: false };
+  const radius = Math.max(0.1, ...(v.outline || []).map(([x, y]) => Math.hypot(x, y)));
+  return { object, element, holder, radius, name: v.name, colliding: false };
 }
+
+// Before each drawing: the gap under every name label is the vehicle's radius as drawn now (in CSS pixels, from
+// its distance to the camera), so that a label never covers its vehicle however near or far the camera is.
+function placeLabels() {
+  const height = renderer.domElement.clientHeight || window.innerHeight;
+  const scale = height / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2));
+  const at = new THREE.Vector3();
+  for (const label of current.labels) {
+    label.object.getWorldPosition(at);
+    const depth = Math.max(1e-3, at.distanceTo(camera.position));
+    const gap = `${Math.min(400, Math.ceil(label.radius * scale / depth) + LABEL_GAP_PX)}px`;
+    if (label.holder.style.paddingBottom !== gap) label.holder.style.paddingBottom = gap;
+  }
+}
+onBeforeRender(placeLabels);
+
+// Where the scale ("1 m grid") may be written [m], in order of preference: by the origin, else clear of it.
+const SCALE_SPOTS = [[0, -0.35], [0, -1.6], [-1.6, -0.35], [1.6, -1.6], [-1.6, -1.6], [0, -3]];
+const GRID_LABEL_CLEARANCE = 0.4;  // least distance [m] between a grid label and a vehicle's drawn radius
+
+// Before each drawing: the scale goes to the first of SCALE_SPOTS clear of every vehicle, and an axis letter on
+// a vehicle fades, so that none of them covers a vehicle.
+function placeGridLabels() {
+  const vehicles = (current.sceneMsg && current.sceneMsg.vehicles) || [];
+  const near = ([x, y]) => vehicles.some((v, i) => {
+    const s = state.vehicleStates[v.name];
+    return s && Math.hypot(s.x - x, s.y - y) < current.labels[i].radius + GRID_LABEL_CLEARANCE;
+  });
+  for (const label of current.gridLabels || []) {
+    if (label.scale) {
+      const spot = SCALE_SPOTS.find((p) => !near(p)) || SCALE_SPOTS[SCALE_SPOTS.length - 1];
+      label.object.position.set(spot[0], spot[1], 0.05);
+    } else {
+      const opacity = near([label.object.position.x, label.object.position.y]) ? '0.15' : '';
+      if (label.element.style.opacity !== opacity) label.element.style.opacity = opacity;
+    }
+  }
+}
+onBeforeRender(placeGridLabels);
 
 export function showLabelCollision(label, colliding) {
   if (label.colliding === colliding) return;
@@ -230,15 +310,16 @@ function buildGrid() {
   for (const [color, x, y] of [[0xff4040, 1, 0], [0x40ff60, 0, 1]]) {
     new Ribbon(1, 0.05, color, 1, 2 * GRID_Z, axes).setSegment(0, 0, x, y);
   }
-  const letters = [['x', 1.15, 0, 'axis-x'], ['y', 0, 1.15, 'axis-y'], ['1 m grid', 0, -0.35, 'scale']];
-  for (const [text, x, y, cls] of letters) {
+  const letters = [['x', 1.15, 0, 'axis-x'], ['y', 0, 1.15, 'axis-y'], ['1 m grid', ...SCALE_SPOTS[0], 'scale']];
+  current.gridLabels = letters.map(([text, x, y, cls]) => {
     const element = document.createElement('div');
     element.className = `axis-label ${cls}`;
     element.textContent = text;
     const object = new CSS2DObject(element);
     object.position.set(x, y, 0.05);
     group.add(object);
-  }
+    return { object, element, scale: cls === 'scale' };
+  });
   state.grid = { cells, cellSize: 1, centre: [cx, cy] };
 }
 
@@ -250,6 +331,7 @@ export function applyLayers() {
   }
   for (const [name, group] of Object.entries(current.layerGroups)) group.visible = state.layers[name];
   for (const outline of current.outlines) outline.holder.visible = state.layers.footprints;
+  for (const roof of current.roofs) roof.visible = state.layers.roofs;
   for (const label of current.labels) label.object.visible = state.layers.labels;
   requestRender();
 }
@@ -277,10 +359,11 @@ state.layerShown = (name) => {
       + footprints.filter((f) => f.mesh.visible).length,
     labels: () => labels.length,
     grid: () => layerGroups.grid ? layerGroups.grid.children.length : 0,
+    roofs: () => current.roofs.length,
   }[name];
   if (!items) return null;
-  const shown = name === 'labels' ? labels.some((l) => l.element.style.display !== 'none') && state.layers.labels
-    : Boolean(layerGroups[name] && layerGroups[name].visible);
+  const shown = name === 'labels' ? labels.some((l) => l.holder.style.display !== 'none') && state.layers.labels
+    : (name === 'roofs' ? state.layers.roofs : Boolean(layerGroups[name] && layerGroups[name].visible));
   return { shown, items: items() };
 };
 

@@ -46,6 +46,12 @@ controls.enableDamping = false;
 
 // Draw only when something changed (a frame arrived, the view moved, the window resized).
 let renderWanted = true;
+const beforeRender = [];  // functions called before each drawing (e.g. placing labels for the current view)
+
+// Call `fn` before each drawing.
+export function onBeforeRender(fn) {
+  beforeRender.push(fn);
+}
 
 export function requestRender() {
   renderWanted = true;
@@ -55,6 +61,7 @@ export function requestRender() {
 export function renderIfWanted() {
   if (controls.update()) renderWanted = true;
   if (!renderWanted) return;
+  for (const fn of beforeRender) fn();
   renderer.render(scene3, camera);
   labelRenderer.render(scene3, camera);
   renderWanted = false;

@@ -9,7 +9,7 @@
 //   view3d.js       three.js renderer, camera, orbit controls, drawing on request, ROS <-> three.js frames
 //   shapes.js       drawing helpers: decoded meshes, dynamic lines and points, ground ribbons, arrows
 //   scene.js        the scene message built into the view, the grid, layers, goal markers
-//   framing.js      where the camera looks: first view, fitted to the vehicles, following the selected one
+//   framing.js      where the camera looks: first view (fit world), fitted to the vehicles, following one
 //   frames.js       binary frames and images applied to the scene
 //   panels.js       selectors, check boxes, buttons, readout, camera image, status line
 //   keyboard.js     keyboard teleop of the selected vehicle
@@ -28,12 +28,12 @@ import { renderIfWanted, requestRender } from './view3d.js';
 
 const STATUS_PERIOD_MS = 200;     // the status line is rewritten at most this often [ms]
 
-// A scene message: the view, the selectors and (for the first one) the camera follow it.
+// A scene message: the view, the selectors, the legend and (for the first one) the camera follow it.
 function onJson(msg) {
   if (msg.type !== 'scene') return;
   buildScene(msg);
   fillSelectors(msg);
-  initialView(msg.gui || {});
+  initialView(msg);
 }
 
 // Render loop: apply the newest frame only, then draw.

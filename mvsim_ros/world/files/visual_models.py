@@ -144,6 +144,16 @@ def model_file(uri: str, base_dir: Path, warn: Callable[[str], None], fallback: 
     return None
 
 
+def check_remote_model(visual: VisualSpec | None, base_dir: Path, warn: Callable[[str], None],
+                       fallback: str) -> None:
+    """Fetch a visual's remote model into the resource cache (model_file) so that the world's load says, once,
+    when it is unavailable (`warn`, ending in `fallback`); nothing for local models, no model or a disabled
+    group. The GL scene and the viewer then read the model from the cache and do not say it again."""
+    uri = (getattr(visual, "model_uri", "") or "").strip()
+    if visual is not None and uri and visual.enabled and is_remote_uri(uri):
+        model_file(uri, base_dir, warn, fallback)
+
+
 def posed_model(visual: VisualSpec | None, base_dir: Path, warn: Callable[[str], None],
                 fallback: str) -> tuple[np.ndarray, np.ndarray] | None:
     """The visual's model in the object's frame: (vertices (N, 3) at R(yaw, pitch, roll) (model_scale * p)
@@ -414,6 +424,7 @@ __all__ = [
     "SUPPORTED_MODEL_EXTENSIONS",
     "clear_model_cache",
     "load_model_footprint",
+    "check_remote_model",
     "model_file",
     "model_path",
     "parse_visual",

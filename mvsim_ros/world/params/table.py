@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from mvsim_ros.world.xml.suggestions import did_you_mean
 from mvsim_ros.world.xml.values import bounded, fail, parse_bool, parse_color, parse_float, parse_floats
 from mvsim_ros.world.xml.xml_tree import XmlNode
 
@@ -157,8 +158,9 @@ class ParamTable:
                 continue
             param = self.lookup(key, attribute=True)
             if param is None:
-                warn(node, f"unknown attribute {key}=\"{_short(text)}\" for {what}; skipped"
-                           f"{_known(self.names(attribute=True))}")
+                known = self.names(attribute=True)
+                warn(node, f"unknown attribute {key}=\"{_short(text)}\" for {what}; skipped{_known(known)}"
+                           f"{did_you_mean(key, known, tag=False)}")
                 continue
             self._store(values, param, text, node, warn, what)
         skip_tags = set(handled_tags)
@@ -167,7 +169,9 @@ class ParamTable:
                 continue
             param = self.lookup(child.tag, attribute=False)
             if param is None:
-                warn(child, f"unknown parameter <{child.tag}> for {what}; skipped{_known(self.names())}")
+                known = self.names()
+                warn(child, f"unknown parameter <{child.tag}> for {what}; skipped{_known(known)}"
+                            f"{did_you_mean(child.tag, known, tag=True)}")
                 continue
             if param.type == "group":
                 self._store(values, param, child, child, warn, what)
