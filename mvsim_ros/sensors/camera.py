@@ -20,6 +20,7 @@ rounded to depth_resolution. Pixels with nothing within [clip_min, clip_max] rea
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -38,23 +39,14 @@ BODY_TO_OPTICAL = Pose3(yaw=-math.pi / 2, roll=-math.pi / 2).rotation()
 OPTICAL_TO_GL = np.diag([1.0, -1.0, -1.0, 1.0])
 
 
-@dataclass
-class Intrinsics:
-    """Image size [px], principal point and focal lengths [px], clip distances [m]."""
-
-    ncols: int
-    nrows: int
-    cx: float
-    cy: float
-    fx: float
-    fy: float
-    clip_min: float
-    clip_max: float
+class Intrinsics(PinholeImage):
+    """A pinhole image's size [px], principal point and focal lengths [px] and clip distances [m] (the spec's
+    PinholeImage fields), with the matrices rendering needs."""
 
     @classmethod
     def from_image(cls, image: PinholeImage) -> "Intrinsics":
         """The intrinsics of one image of a camera's spec (world/specs/sensor_params.py)."""
-        return cls(image.ncols, image.nrows, image.cx, image.cy, image.fx, image.fy, image.clip_min, image.clip_max)
+        return cls(**dataclasses.asdict(image))
 
     def k(self) -> np.ndarray:
         """The 3x3 camera matrix."""
