@@ -32,7 +32,9 @@ setup(
                     "bench": ["playwright"], "compare": ["matplotlib"],
                     "report": ["mcap-ros2-support", "matplotlib", "plotly"],
                     # moviepy: gymnasium's RecordVideo; 1.x, whose requirements admit the Pillow pinned here
-                    "gym": ["gymnasium", "moviepy<2"], "sweep": ["ray", "pyarrow"]},
+                    "gym": ["gymnasium", "moviepy<2"], "sweep": ["ray", "pyarrow"],
+                    # the training example (mvsim_ros.gym.training): skrl's PPO on JAX, CPU only
+                    "train": ["gymnasium", "skrl", "jax", "jaxlib", "flax", "optax"]},
     # The viewer page (index.html, its ES modules web/*.js, its style sheet), and the parts of three.js it imports when
     # `npm ci` put it in web/node_modules (tools/setup_env.sh does).
     package_data={"mvsim_ros.physics.box2d_native": ["shim.cpp", "quiet_timer.cpp"],

@@ -13,6 +13,10 @@ import rclpy
 
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 90 + 1))
 
+REPO = Path(__file__).resolve().parents[1]
+#: The two-robot demo world most node tests run.
+DEMO_WORLD = REPO / "worlds" / "demo_2robots.world.xml"
+
 
 def node_command(*params: str) -> list[str]:
     """Command line starting the node (its console script when installed) with `name:=value` parameters."""
@@ -22,6 +26,15 @@ def node_command(*params: str) -> list[str]:
     for p in params:
         args += ["-p", p]
     return base + args
+
+
+def start_node(log_dir: Path, *params: str, world: Path = DEMO_WORLD) -> tuple[subprocess.Popen, Path]:
+    """The node on `world`, headless, with `name:=value` parameters, in a subprocess whose output (stdout and
+    stderr) goes to log_dir/node.log (beside the test's files); (process, log path)."""
+    log = log_dir / "node.log"
+    proc = subprocess.Popen(node_command(f"world_file:={world}", "headless:=true", *params),
+                            stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    return proc, log
 
 
 def stamp_s(msg) -> float:

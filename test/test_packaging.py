@@ -25,13 +25,13 @@ MODULE_KEYS = {
     "aiohttp": "python3-aiohttp", "matplotlib": "python3-matplotlib",
     "Box2D": None, "moderngl": None, "glcontext": None, "playwright": None, "re2": None,
     "mcap": None, "mcap_ros2": None, "lz4": None, "zstandard": None, "gymnasium": None,
-    "ray": None, "pyarrow": None, "plotly": None, "foxglove": None,
+    "ray": None, "pyarrow": None, "plotly": None, "foxglove": None, "skrl": None,
 }
 #: Modules without a rosdep key -> the pip requirement setup.py must name.
 PIP_ONLY = {"Box2D": "box2d", "moderngl": "moderngl", "glcontext": "glcontext", "playwright": "playwright",
             "re2": "google-re2", "mcap": "mcap", "mcap_ros2": "mcap-ros2-support", "lz4": "lz4",
             "zstandard": "zstandard", "gymnasium": "gymnasium", "ray": "ray", "pyarrow": "pyarrow", "plotly": "plotly",
-            "foxglove": "foxglove-sdk"}
+            "foxglove": "foxglove-sdk", "skrl": "skrl"}
 
 #: Keys verified to resolve with rosdep. Checked in ros/rosdistro (commit 8468e88c, 2026-08):
 #: ROS packages in kilted/distribution.yaml; python3-* in rosdep/python.yaml; tmux in rosdep/base.yaml.

@@ -11,6 +11,7 @@
     python -m mvsim_ros.bench --rendered --mvsim ~/mvsim   # MVSim's camera / 3D lidar worlds beside the renderer
     python -m mvsim_ros.bench --scan-cost      # one 181-ray 70 m 2D scan on maps of 50^2, 200^2, 800^2 cells
     python -m mvsim_ros.bench --edits          # spawning and deleting an entity in a node with 1000 blocks
+    python -m mvsim_ros.bench --foxglove       # the node alone and with one Foxglove client on every channel
 
 The cases are imported only when picked (the node, viewer and edit cases need ROS or a browser).
 """
@@ -65,10 +66,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--vehicles", type=int, help="--node --world: command this many of its vehicles (default: all)")
     p.add_argument("--record", action="store_true",
                    help="what recording (record:=FILE.mcap) costs the node: 1 and 10 robots with lidars, or --world")
+    p.add_argument("--foxglove", action="store_true",
+                   help="what serving Foxglove (foxglove:=true) costs the node with one client subscribed to every "
+                        "channel: 1 and 10 robots with lidars, or --world")
     p.add_argument("--compression", choices=("lz4", "zstd", "none"), default="lz4",
                    help="--record: chunk compression of the recording")
     p.add_argument("--gym", action="store_true",
-                   help="Gymnasium environments: env steps per second of one env and a vector of 8 (needs gymnasium)")
+                   help="Gymnasium environments: env steps per second of one env and a vector of 8, then batched "
+                        "copies (MvsimBatchEnv, --copies of them) beside MvsimVectorEnv (needs gymnasium)")
+    p.add_argument("--copies", type=int, nargs="+", default=None,
+                   help="--gym: numbers of batched copies (default: 1 16 64 256 1024)")
     p.add_argument("--sweep", action="store_true",
                    help="scenario sweeps on Ray: 40 runs with 1 and 2 local workers (needs ray and pyarrow)")
     p.add_argument("--scan-cost", action="store_true",
@@ -97,15 +104,25 @@ def main(argv: list[str] | None = None) -> int:
 
         sweep_table(args.repeat, out=_out)
     elif args.gym:
-        from mvsim_ros.bench.gym_steps import gym_table
+        from mvsim_ros.bench.gym_steps import BATCH_COPIES, batch_table, gym_table
 
         gym_table(args.seconds, args.repeat, out=_out)
+        batch_table(args.seconds, args.repeat, tuple(args.copies or BATCH_COPIES), out=_out)
     elif args.record:
         from mvsim_ros.bench.node import world_row
         from mvsim_ros.bench.recording import DEFAULT_ROWS, record_table
 
         rows = [world_row(args.world, args.vehicles)] if args.world is not None else DEFAULT_ROWS
         record_table(args.seconds, args.repeat, rows, args.compression, out=_out)
+    elif args.foxglove:
+        from mvsim_ros.bench.node import world_row
+        from mvsim_ros.bench.recording import DEFAULT_ROWS, foxglove_table
+
+        rows = [world_row(args.world, args.vehicles)] if args.world is not None else DEFAULT_ROWS
+        try:
+            foxglove_table(args.seconds, args.repeat, rows, out=_out)
+        except RuntimeError as exc:
+            return _fail(str(exc))
     elif args.node:
         return _node(args)
     elif args.rendered:

@@ -1,7 +1,8 @@
 """Gymnasium environment steps per second (`mvsim_ros.gym`, no ROS): one MvsimEnv and a vector of 8 on the bench
 world with one differential robot and a 181-ray 2D lidar, 0.05 s of simulated time per env step, random actions,
 beside the physics alone (the same world stepped with Simulation.run for the simulated time the env covered, and
-with Simulation.step_many in batches of one env step, the way the env steps it).
+with Simulation.step_many in batches of one env step, the way the env steps it); and MvsimBatchEnv's copies
+(BATCH_COPIES of them, one and two threads) beside MvsimVectorEnv's, with and without the lidar.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ GYM_WORLD = WORLDS / "bench" / "differential_1_lidar.world.xml"
 STEP_S = 0.05
 #: Copies of the vector case.
 VECTOR_ENVS = 8
+#: The same robot without its lidar.
+NO_LIDAR_WORLD = WORLDS / "bench" / "differential_1.world.xml"
+#: Copies of the batched cases.
+BATCH_COPIES = (1, 16, 64, 256, 1024)
 
 
 def measure_env(wall_seconds: float, seed: int = 0) -> int:
@@ -51,6 +56,50 @@ def measure_vector(wall_seconds: float, num_envs: int = VECTOR_ENVS, seed: int =
         calls += 1
     vector.close()
     return calls * num_envs
+
+
+def measure_copies(wall_seconds: float, num_envs: int, lidar: bool = True, threads: int | None = 1,
+                   batched: bool = True, seed: int = 0) -> float:
+    """Env steps per second (over all copies) of `num_envs` copies of the bench world (`lidar`: with its 181-ray
+    lidar, else NO_LIDAR_WORLD) stepped with random actions for at least `wall_seconds` [s] (and two steps):
+    MvsimBatchEnv with `threads` threads (`batched`), else MvsimVectorEnv. Building and the first reset are not
+    timed; autoresets are."""
+    from mvsim_ros.gym import MvsimBatchEnv, make_vector_env
+
+    world = GYM_WORLD if lidar else NO_LIDAR_WORLD
+    if batched:
+        envs = MvsimBatchEnv(world, num_envs, step_s=STEP_S, threads=threads, copy=False)
+    else:
+        envs = make_vector_env(num_envs, world=world, step_s=STEP_S)
+    envs.action_space.seed(seed)
+    envs.reset(seed=seed)
+    actions = [envs.action_space.sample() for _ in range(16)]
+    envs.step(actions[0])
+    calls, start = 0, time.perf_counter()
+    while calls < 2 or time.perf_counter() - start < wall_seconds:
+        envs.step(actions[calls % len(actions)])
+        calls += 1
+    wall = time.perf_counter() - start
+    envs.close()
+    return calls * num_envs / wall
+
+
+def batch_table(seconds: float, repeat: int, copies: tuple[int, ...] = BATCH_COPIES,
+                out=print) -> list[tuple[int, bool, float, float, float]]:
+    """Print (through `out`) and return (copies, lidar, MvsimBatchEnv on 1 thread, on 2 threads, MvsimVectorEnv)
+    env steps per second over all copies, median of `repeat` runs of `seconds` [s] per case."""
+    out(f"\nBatched copies: MvsimBatchEnv (one compiled call per env step, 1 and 2 threads) beside MvsimVectorEnv, "
+        f"{GYM_WORLD.relative_to(WORLDS.parent)} with and without its lidar, {STEP_S:g} s per step, random actions; "
+        f"env-steps/s over all copies, median of {repeat} runs of {seconds:g} s")
+    out(f"\n{'copies':>7} {'lidar':>6} {'batch 1 thread':>15} {'batch 2 threads':>16} {'vector':>10}")
+    rows = []
+    for lidar in (True, False):
+        for count in copies:
+            rates = [statistics.median(measure_copies(seconds, count, lidar, threads, threads is not None)
+                                       for _ in range(max(1, repeat))) for threads in (1, 2, None)]
+            rows.append((count, lidar, *rates))
+            out(f"{count:>7} {'yes' if lidar else 'no':>6} {rates[0]:>15,.0f} {rates[1]:>16,.0f} {rates[2]:>10,.0f}")
+    return rows
 
 
 def measure_physics(simulated_seconds: float, compiled: bool = False) -> float:
@@ -98,5 +147,5 @@ def gym_table(seconds: float, repeat: int, out=print) -> list[tuple[str, float]]
     return list(zip(cases, np.asarray(rates, dtype=float).tolist()))
 
 
-__all__ = ["GYM_WORLD", "STEP_S", "VECTOR_ENVS", "gym_rates", "gym_table", "measure_env", "measure_physics",
-           "measure_vector"]
+__all__ = ["BATCH_COPIES", "GYM_WORLD", "NO_LIDAR_WORLD", "STEP_S", "VECTOR_ENVS", "batch_table", "gym_rates",
+           "gym_table", "measure_copies", "measure_env", "measure_physics", "measure_vector"]

@@ -14,8 +14,8 @@ kernel = njit(cache=True, nogil=True)
 #: the runtime, every array a kernel reads through named data (a field of a namedtuple, a view, an argument) costs
 #: an atomic increment and decrement: about a third of a one-robot step, and as much again in the stream writers.
 #: An allocation inside such a kernel is refused when it compiles ("NRT required but not enabled"), and so is a
-#: slice assignment `a[i:j] = b` (numba copies an overlapping source); write element loops. The GIL stays held
-#: (Box2D calls the Python contact listener from inside its step).
+#: slice assignment `a[i:j] = b` (numba copies an overlapping source); write element loops. These kernels keep
+#: the GIL; code stepping independent worlds on several threads compiles its own entry with nogil.
 allocation_free_kernel = njit(cache=True, _nrt=False)
 
 

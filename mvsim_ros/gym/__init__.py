@@ -1,8 +1,10 @@
-"""Gymnasium environments over the simulator's worlds (no ROS): MvsimEnv, its tasks, MvsimVectorEnv, and the
-registered ids mvsim/GoalReach-v0, mvsim/AvoidCollisions-v0 and mvsim/PathFollow-v0 (registered on import).
+"""Gymnasium environments over the simulator's worlds (no ROS): MvsimEnv, its tasks, MvsimVectorEnv, MvsimBatchEnv
+(many copies stepped in one compiled call), and the registered ids mvsim/GoalReach-v0, mvsim/AvoidCollisions-v0
+and mvsim/PathFollow-v0 (registered on import).
 Documentation: docs/gym.md."""
 
 from mvsim_ros.gym.avoid_task import AvoidCollisions
+from mvsim_ros.gym.batch import MvsimBatchEnv
 from mvsim_ros.gym.env import MvsimEnv
 from mvsim_ros.gym.goal_task import GoalReach
 from mvsim_ros.gym.path_task import PathFollow
@@ -14,5 +16,5 @@ from mvsim_ros.gym.vector import MvsimVectorEnv, make_vector_env
 #: The registered environment ids.
 ENV_IDS = register_envs()
 
-__all__ = ["AvoidCollisions", "Circle", "ENV_IDS", "FreeDrive", "GoalReach", "MvsimEnv", "MvsimVectorEnv",
-           "PathFollow", "Polyline", "Task", "make_vector_env", "register_envs"]
+__all__ = ["AvoidCollisions", "Circle", "ENV_IDS", "FreeDrive", "GoalReach", "MvsimBatchEnv", "MvsimEnv",
+           "MvsimVectorEnv", "PathFollow", "Polyline", "Task", "make_vector_env", "register_envs"]

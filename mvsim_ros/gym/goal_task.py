@@ -10,7 +10,8 @@ from gymnasium import spaces
 
 from mvsim_ros.gym import arguments
 from mvsim_ros.gym.free_space import corridor_clear
-from mvsim_ros.gym.task import as_pose, relative_pose, relative_space
+from mvsim_ros.gym.rewards.goal import goal_distance, goal_observation, goal_reach_step
+from mvsim_ros.gym.task import as_pose, relative_space
 
 #: Observation key of the goal seen from the vehicle.
 GOAL_KEY = "goal"
@@ -29,6 +30,8 @@ class GoalReach:
     Reward per step: progress_weight * (distance before - distance after) [m] - step_penalty, + arrival_bonus on
     arrival, - collision_penalty on a collision. Terminates on arrival, and on a collision when end_on_collision.
     Observation 'goal': (dx, dy, dyaw), the goal in the vehicle frame [m, m, rad].
+    The reward, the termination and the observation come from the compiled kernels of rewards.goal, called for one
+    copy (the batched env calls them for all of its copies).
     """
 
     def __init__(self, goal=None, tolerance: float = 0.3, yaw_tolerance: float | None = None,
@@ -50,6 +53,18 @@ class GoalReach:
         self.goal = (0.0, 0.0, 0.0)
         self.distance = 0.0
         self.arrived = False
+        self._goal = np.zeros((1, 3))
+        self._distance = np.zeros(1)
+        self._reward, self._terminated, self._arrived = np.zeros(1), np.zeros(1, dtype=bool), np.zeros(1, dtype=bool)
+        self._collided = np.zeros(1, dtype=bool)
+
+    def kernel_parameters(self) -> tuple:
+        """The scalar arguments of rewards.goal.goal_reach_step after `distance`: (tolerance, yaw_tolerance
+        (math.inf when the heading does not count), progress_weight, step_penalty, arrival_bonus,
+        collision_penalty, end_on_collision)."""
+        yaw_tolerance = math.inf if self.yaw_tolerance is None else self.yaw_tolerance
+        return (self.tolerance, yaw_tolerance, self.progress_weight, self.step_penalty, self.arrival_bonus,
+                self.collision_penalty, self.end_on_collision)
 
     def observation_spaces(self) -> dict[str, spaces.Space]:
         """'goal': the relative goal (dx, dy, dyaw)."""
@@ -63,7 +78,9 @@ class GoalReach:
             self.goal = self.fixed_goal
         else:
             self.goal = self.draw_goal(env, rng)
-        self.distance = self._distance(env)
+        self._goal[0] = self.goal
+        goal_distance(self._pose(env), self._goal, self._distance)
+        self.distance = float(self._distance[0])
         self.arrived = False
 
     def draw_goal(self, env: Any, rng: np.random.Generator) -> tuple[float, float, float]:
@@ -79,30 +96,27 @@ class GoalReach:
                 return gx, gy, heading
         raise RuntimeError(f"no goal {low}-{high} m away from ({x:.2f}, {y:.2f}) is reachable in a straight line")
 
-    def _distance(self, env: Any) -> float:
-        x, y, _ = env.pose.tolist()
-        return math.hypot(self.goal[0] - x, self.goal[1] - y)
+    @staticmethod
+    def _pose(env: Any) -> np.ndarray:
+        return np.asarray(env.pose, dtype=np.float64).reshape(1, 3)
 
     def observe(self, env: Any) -> dict[str, np.ndarray]:
         """The goal in the vehicle frame."""
-        return {GOAL_KEY: np.array(relative_pose(env.pose, self.goal), dtype=np.float64)}  # the env clips it
+        observation = np.zeros((1, 3))
+        goal_observation(self._pose(env), self._goal, observation)
+        return {GOAL_KEY: observation[0]}  # the env clips it
 
     def reward(self, env: Any) -> float:
         """Progress toward the goal, minus the step penalty, with the arrival bonus and the collision penalty."""
-        distance = self._distance(env)
-        progress, self.distance = self.distance - distance, distance
-        dyaw = relative_pose(env.pose, self.goal)[2]
-        self.arrived = distance <= self.tolerance and (self.yaw_tolerance is None or abs(dyaw) <= self.yaw_tolerance)
-        reward = self.progress_weight * progress - self.step_penalty
-        if self.arrived:
-            reward += self.arrival_bonus
-        if env.collided:
-            reward -= self.collision_penalty
-        return reward
+        self._collided[0] = bool(env.collided)
+        goal_reach_step(self._pose(env), self._goal, self._collided, self._distance, *self.kernel_parameters(),
+                        self._reward, self._terminated, self._arrived)
+        self.distance, self.arrived = float(self._distance[0]), bool(self._arrived[0])
+        return float(self._reward[0])
 
     def terminated(self, env: Any) -> bool:
         """On arrival, or on a collision when end_on_collision."""
-        return self.arrived or (self.end_on_collision and env.collided)
+        return bool(self._terminated[0])
 
     def info(self, env: Any) -> dict[str, Any]:
         """'goal' (x, y, yaw) [m, m, rad] (an array), 'distance_to_goal' [m], 'is_success' (arrived)."""

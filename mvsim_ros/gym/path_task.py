@@ -11,7 +11,7 @@ from gymnasium import spaces
 from mvsim_ros.gym import arguments
 from mvsim_ros.gym.observe import POSITION_BOUND
 from mvsim_ros.gym.paths import Circle, Path, Polyline
-from mvsim_ros.gym.task import relative_pose
+from mvsim_ros.gym.rewards.path import path_follow_step, path_observation, path_start
 
 #: Observation key of the path seen from the vehicle.
 PATH_KEY = "path"
@@ -39,6 +39,8 @@ class PathFollow:
     Observation 'path': (cross-track error [m] (> 0: the vehicle is left of the path), heading
     error [rad] (path heading - vehicle heading), dx, dy [m]: the path point `lookahead` metres ahead of the
     nearest one, in the vehicle frame).
+    The reward, the termination and the observation come from the compiled kernels of rewards.path, called for one
+    copy (the batched env calls them for all of its copies).
     """
 
     def __init__(self, path, progress_weight: float = 1.0, cross_track_weight: float = 0.1,
@@ -55,6 +57,15 @@ class PathFollow:
         self.s = 0.0
         self.cross_track = 0.0
         self.progress = 0.0
+        self._s, self._cross_track, self._progress = np.zeros(1), np.zeros(1), np.zeros(1)
+        self._collided = np.zeros(1, dtype=bool)
+        self._reward, self._terminated = np.zeros(1), np.zeros(1, dtype=bool)
+
+    def kernel_parameters(self) -> tuple:
+        """The scalar arguments of rewards.path.path_follow_step after the path's arrays: (progress_weight,
+        cross_track_weight, max_cross_track, collision_penalty, end_on_collision, end_tolerance)."""
+        return (self.progress_weight, self.cross_track_weight, self.max_cross_track, self.collision_penalty,
+                self.end_on_collision, self.end_tolerance)
 
     def observation_spaces(self) -> dict[str, spaces.Space]:
         """'path': (cross-track error, heading error, lookahead dx, dy)."""
@@ -64,36 +75,31 @@ class PathFollow:
 
     def reset(self, env: Any, rng: np.random.Generator, options: dict[str, Any]) -> None:
         """Start measuring progress from the vehicle's nearest path point."""
-        x, y, _ = env.pose.tolist()
-        projection = self.path.project(x, y)
-        self.s, self.cross_track, self.progress = projection.s, projection.cross_track, 0.0
+        path_start(self._pose(env), *self.path.arrays(), self._s, self._cross_track)
+        self.s, self.cross_track, self.progress = float(self._s[0]), float(self._cross_track[0]), 0.0
+
+    @staticmethod
+    def _pose(env: Any) -> np.ndarray:
+        return np.asarray(env.pose, dtype=np.float64).reshape(1, 3)
 
     def observe(self, env: Any) -> dict[str, np.ndarray]:
         """The cross-track and heading errors and the lookahead point in the vehicle frame."""
-        pose = env.pose
-        x, y, yaw = pose.tolist()
-        projection = self.path.project(x, y)
-        ahead = self.path.point_at(projection.s + self.lookahead)
-        dx, dy, _ = relative_pose(pose, (ahead[0], ahead[1], 0.0))
-        heading_error = (projection.heading - yaw + math.pi) % (2.0 * math.pi) - math.pi
-        return {PATH_KEY: np.array([projection.cross_track, heading_error, dx, dy], dtype=np.float32)}
+        observation = np.zeros((1, 4), dtype=np.float32)
+        path_observation(self._pose(env), *self.path.arrays(), self.lookahead, observation)
+        return {PATH_KEY: observation[0]}
 
     def reward(self, env: Any) -> float:
         """Arc length gained minus the weighted cross-track error, minus the collision penalty."""
-        x, y, _ = env.pose.tolist()
-        projection = self.path.project(x, y)
-        gained = projection.s - self.s
-        if self.path.closed:  # the shorter way round: passing the start point is progress, not a lap lost
-            length = self.path.length
-            gained = (gained + 0.5 * length) % length - 0.5 * length
-        self.s, self.cross_track, self.progress = projection.s, projection.cross_track, gained
-        reward = self.progress_weight * gained - self.cross_track_weight * abs(projection.cross_track)
-        return reward - (self.collision_penalty if env.collided else 0.0)
+        self._collided[0] = bool(env.collided)
+        path_follow_step(self._pose(env), self._collided, self._s, *self.path.arrays(), *self.kernel_parameters(),
+                         self._reward, self._terminated, self._cross_track, self._progress)
+        self.s, self.cross_track, self.progress = float(self._s[0]), float(self._cross_track[0]), \
+            float(self._progress[0])
+        return float(self._reward[0])
 
     def terminated(self, env: Any) -> bool:
         """Off the path by more than max_cross_track, at the end of an open path, or a collision."""
-        at_end = not self.path.closed and self.s >= self.path.length - self.end_tolerance
-        return abs(self.cross_track) > self.max_cross_track or at_end or (self.end_on_collision and env.collided)
+        return bool(self._terminated[0])
 
     def info(self, env: Any) -> dict[str, Any]:
         """'cross_track_error' [m], 'path_progress' [m] of the last step, 'arc_length' [m] of the nearest point."""

@@ -7,6 +7,8 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from mvsim_ros.gym.rewards.path import CIRCLE, POLYLINE, PathArrays, path_point_at, path_project
+
 
 class Projection(NamedTuple):
     """A point seen from a path: `s` the arc length [m] of its nearest path point, `cross_track` its signed
@@ -29,6 +31,9 @@ class Path(Protocol):
     def point_at(self, s: float) -> tuple[float, float]:
         """The path point at arc length s [m] (wrapped on closed paths, clamped on open ones)."""
 
+    def arrays(self) -> PathArrays:
+        """The path as the compiled kernels of rewards.path read it."""
+
 
 class Circle:
     """A circle of `radius` [m] around `center` (x, y) [m], travelled counter-clockwise (or clockwise when not
@@ -42,21 +47,23 @@ class Circle:
         self.cx, self.cy = float(center[0]), float(center[1])
         self.radius, self.ccw, self.start_angle = float(radius), bool(ccw), float(start_angle)
         self.length = 2.0 * math.pi * self.radius
+        no_points = np.zeros((0, 2))
+        self._arrays = PathArrays(CIRCLE, True, self.length,
+                                  np.array([self.cx, self.cy, self.radius, 1.0 if self.ccw else 0.0,
+                                            self.start_angle]),
+                                  no_points, no_points, np.zeros(0), np.zeros(0))
+
+    def arrays(self) -> PathArrays:
+        """The circle as the compiled kernels read it."""
+        return self._arrays
 
     def project(self, x: float, y: float) -> Projection:
         """Nearest point: along the ray from the centre through (x, y) (the start point for the centre itself)."""
-        angle = math.atan2(y - self.cy, x - self.cx)
-        distance = math.hypot(x - self.cx, y - self.cy)
-        sweep = (angle - self.start_angle) if self.ccw else (self.start_angle - angle)
-        s = self.radius * (sweep % (2.0 * math.pi))
-        cross = (self.radius - distance) if self.ccw else (distance - self.radius)  # the centre is left when ccw
-        heading = angle + (0.5 * math.pi if self.ccw else -0.5 * math.pi)
-        return Projection(s, cross, heading)
+        return Projection(*path_project(*self._arrays, float(x), float(y)))
 
     def point_at(self, s: float) -> tuple[float, float]:
         """The point at arc length s [m]."""
-        angle = self.start_angle + (s / self.radius if self.ccw else -s / self.radius)
-        return self.cx + self.radius * math.cos(angle), self.cy + self.radius * math.sin(angle)
+        return path_point_at(*self._arrays, float(s))
 
 
 class Polyline:
@@ -70,29 +77,23 @@ class Polyline:
         if len(p) < 2 or not np.all(np.isfinite(p)):
             raise ValueError("a polyline needs at least two finite points")
         self.points, self.closed = p, bool(closed)
-        self._d = np.diff(p, axis=0)
-        self._seg = np.hypot(self._d[:, 0], self._d[:, 1])
-        if np.any(self._seg == 0):
+        deltas = np.diff(p, axis=0)
+        segments = np.hypot(deltas[:, 0], deltas[:, 1])
+        if np.any(segments == 0):
             raise ValueError("a polyline's consecutive points must differ")
-        self._start = np.concatenate([[0.0], np.cumsum(self._seg)])
-        self.length = float(self._start[-1])
+        starts = np.concatenate([[0.0], np.cumsum(segments)])
+        self.length = float(starts[-1])
+        self._arrays = PathArrays(POLYLINE, self.closed, self.length, np.zeros(5), np.ascontiguousarray(p),
+                                  deltas, segments, starts)
+
+    def arrays(self) -> PathArrays:
+        """The polyline as the compiled kernels read it."""
+        return self._arrays
 
     def project(self, x: float, y: float) -> Projection:
         """Nearest point over all segments (the first of equally near ones)."""
-        rel = np.array([x, y]) - self.points[:-1]
-        t = np.clip((rel * self._d).sum(axis=1) / self._seg ** 2, 0.0, 1.0)
-        nearest = self.points[:-1] + t[:, None] * self._d
-        gaps = np.hypot(x - nearest[:, 0], y - nearest[:, 1])
-        k = int(np.argmin(gaps))
-        dx, dy = self._d[k]
-        side = dx * (y - nearest[k, 1]) - dy * (x - nearest[k, 0])  # > 0: left of the segment's direction
-        cross = float(gaps[k]) if side >= 0 else -float(gaps[k])
-        return Projection(float(self._start[k] + t[k] * self._seg[k]), cross, math.atan2(dy, dx))
+        return Projection(*path_project(*self._arrays, float(x), float(y)))
 
     def point_at(self, s: float) -> tuple[float, float]:
         """The point at arc length s [m]."""
-        s = s % self.length if self.closed else min(max(s, 0.0), self.length)
-        k = min(int(np.searchsorted(self._start, s, side="right")) - 1, len(self._seg) - 1)
-        t = (s - self._start[k]) / self._seg[k]
-        px, py = self.points[k] + t * self._d[k]
-        return float(px), float(py)
+        return path_point_at(*self._arrays, float(s))

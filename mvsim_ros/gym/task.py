@@ -19,6 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mvsim_ros.gym.observe import POSITION_BOUND
+from mvsim_ros.gym.rewards.goal import relative_goal
 
 
 @runtime_checkable
@@ -76,10 +77,7 @@ def relative_pose(pose, target) -> tuple[float, float, float]:
     and dyaw [rad] in [-pi, pi)."""
     x, y, yaw = (float(c) for c in pose)
     tx, ty, tyaw = (float(c) for c in target)
-    c, s = math.cos(yaw), math.sin(yaw)
-    ex, ey = tx - x, ty - y
-    dyaw = (tyaw - yaw + math.pi) % (2.0 * math.pi) - math.pi
-    return c * ex + s * ey, -s * ex + c * ey, dyaw
+    return relative_goal(x, y, yaw, tx, ty, tyaw)
 
 
 def relative_space() -> spaces.Box:

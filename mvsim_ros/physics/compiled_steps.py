@@ -11,7 +11,10 @@ simulation) and the phases use their kernels' `*_into` forms, which `step()`'s a
 allocating and freeing some thirty small arrays a step would cost as much as Box2D's own step. `advance_steps`
 is therefore compiled without numba's runtime (core.jit.allocation_free_kernel): no reference counting either.
 
-The GIL stays held: Box2D calls the contact listener (Python) from inside its step.
+The steps call no Python: the compiled path needs the Box2D shim, whose contact listener (shim.cpp
+VehicleContacts) counts contacts in C++ from inside Box2D's step. These kernels keep the GIL (one simulation is
+stepped by one thread); the batched environments' kernel (gym/batch/kernel.py) releases it to step independent
+copies on two threads.
 """
 
 from __future__ import annotations

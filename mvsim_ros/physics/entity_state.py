@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import Box2D
 
+from mvsim_ros.physics import box2d_native
 from mvsim_ros.world.xml.bounds import BOUNDS
 from mvsim_ros.world.specs import WorldSpec
 
@@ -75,7 +76,8 @@ def place_rigidly(bodies: list[Box2D.b2Body], reference: Box2D.b2Body, x: float,
                   vx: float, vy: float, omega: float) -> None:
     """Move `bodies` (which include `reference`) as one rigid set so that the reference body's origin lands at
     (x, y) [m] with heading yaw [rad], and give the set the rigid motion whose reference-origin velocity is
-    (vx, vy) [m/s] and yaw rate omega [rad/s], world frame. Every body is woken up."""
+    (vx, vy) [m/s] and yaw rate omega [rad/s], world frame. Every body is woken up; static ones moved are made known to
+    the world's scan index (box2d_native.touch_scene_index)."""
     (x0, y0), yaw0 = reference.position.tuple, float(reference.angle)
     turn = yaw - yaw0
     c, s = math.cos(turn), math.sin(turn)
@@ -83,6 +85,8 @@ def place_rigidly(bodies: list[Box2D.b2Body], reference: Box2D.b2Body, x: float,
         bx, by = body.position.tuple
         dx, dy = bx - x0, by - y0
         body.transform = ((x + c * dx - s * dy, y + s * dx + c * dy), float(body.angle) + turn)
+    if any(body.type == Box2D.b2_staticBody for body in bodies):
+        box2d_native.touch_scene_index(reference.world)  # the lidars' index of static bodies looks again
     for body in bodies:
         if body.type == Box2D.b2_staticBody:
             continue

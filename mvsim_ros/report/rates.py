@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mvsim_ros.report.reading import topic_kind
 from mvsim_ros.report.recording import Recording
 
 #: A topic's rate is flagged irregular when a period exceeds IRREGULAR_RATIO times the median period (messages
@@ -15,7 +16,8 @@ from mvsim_ros.report.recording import Recording
 IRREGULAR_RATIO = 1.5
 #: Fewest messages for a rate to be judged regular or not.
 MIN_JUDGED = 5
-#: Last topic segments of topics published on events, not periodically (commands, collision flags): never flagged.
+#: Kinds of topics (reading.topic_kind: the last segment, a command's for its second type's `<topic>/<Type>`)
+#: published on events, not periodically (commands, collision flags): never flagged.
 EVENT_TOPICS = frozenset({"cmd_vel", "ackermann_cmd", "collision"})
 
 
@@ -72,7 +74,7 @@ def _irregularity(periods: np.ndarray, median: float) -> str:
 def topic_rates(recording: Recording) -> list[TopicRate]:
     """Every topic of the recording, sorted by name."""
     return [topic_rate(topic, log.type_name, log.log_times(), log.total_bytes,
-                       periodic=topic.rstrip("/").rpartition("/")[2] not in EVENT_TOPICS)
+                       periodic=topic_kind(topic.rstrip("/"))[1] not in EVENT_TOPICS)
             for topic, log in sorted(recording.topics.items())]
 
 

@@ -5,7 +5,11 @@ Topic names (a leading '/' is ignored; `<veh>/` is the vehicle's prefix, empty i
 
 - `<veh>/base_pose_ground_truth`, `<veh>/odom` (nav_msgs/msg/Odometry): pose x, y [m], yaw [rad]; twist in
   base_link: forward speed linear.x [m/s], yaw rate angular.z [rad/s]. Either topic makes `<veh>` a vehicle.
-- `<veh>/cmd_vel` (geometry_msgs/msg/Twist or TwistStamped): commanded linear.x [m/s], angular.z [rad/s].
+- `<veh>/cmd_vel` (geometry_msgs/msg/Twist or TwistStamped): commanded linear.x [m/s], angular.z [rad/s]. The
+  node's recording keeps one type per topic: the other type's commands, when both came, are on
+  `<veh>/cmd_vel/<Type>` (e.g. `/r1/cmd_vel/TwistStamped`, output/recording/channels.py); they are commands of the
+  same vehicle and join its `cmd_vel` series, in time order (log time: when the node received each, as for the
+  first type). The same holds for `<veh>/ackermann_cmd/<Type>`.
 - `<veh>/ackermann_cmd` (ackermann_msgs/msg/AckermannDriveStamped or AckermannDrive): drive.speed [m/s],
   drive.steering_angle [rad].
 - `<veh>/collision` (std_msgs/msg/Bool): true while the vehicle touches something.
@@ -180,11 +184,27 @@ _KINDS: dict[str, tuple[tuple[str, ...], Callable[[Any], tuple], tuple[str, ...]
 }
 
 
+#: Kinds whose second message type the recording keeps on `<topic>/<Type>` (the node takes two types there).
+COMMAND_KINDS = ("cmd_vel", "ackermann_cmd")
+
+
 def split_topic(topic: str) -> tuple[str, str]:
     """(vehicle prefix, last segment) of a topic, leading '/' dropped: '/veh1/odom' -> ('veh1/', 'odom')."""
     name = topic.lstrip("/")
     prefix, _, last = name.rpartition("/")
     return (prefix + "/" if prefix else ""), last
+
+
+def topic_kind(topic: str) -> tuple[str, str]:
+    """(vehicle prefix, kind) of a topic: its last segment, except for a command recorded as a second type on
+    `<veh>/cmd_vel/<Type>` (or `ackermann_cmd`), whose kind is the command's: '/r1/cmd_vel/TwistStamped' ->
+    ('r1/', 'cmd_vel')."""
+    prefix, last = split_topic(topic)
+    if last not in _KINDS:
+        owner_prefix, owner = split_topic(prefix.rstrip("/"))
+        if owner in COMMAND_KINDS:
+            return owner_prefix, owner
+    return prefix, last
 
 
 def vehicle_name(prefix: str) -> str:
@@ -194,7 +214,7 @@ def vehicle_name(prefix: str) -> str:
 
 def select_topic(topic: str, type_name: str) -> Callable[[Any], tuple] | None:
     """The reducer for a topic this report decodes, or None (counted only)."""
-    prefix, last = split_topic(topic)
+    prefix, last = topic_kind(topic)
     if type_name == GRID and topic.lstrip("/") == MAP_TOPIC:
         return _grid
     kind = _KINDS.get(last)
@@ -218,6 +238,18 @@ def _series(recording: Recording, topic: str, columns: tuple[str, ...], t0_ns: i
         invalid[topic] = int(np.count_nonzero(~valid))
         order, rows = order[valid], rows[valid]
     return Series((times[order] - t0_ns) * 1e-9, {name: rows[:, k] for k, name in enumerate(columns)})
+
+
+def merged_series(parts: list[Series | None]) -> Series | None:
+    """The samples of several series of the same columns as one, in time order (stable: at equal times, in the
+    order of `parts`); None when none has samples."""
+    present = [part for part in parts if part is not None and len(part)]
+    if len(present) <= 1:
+        return present[0] if present else None
+    t = np.concatenate([part.t for part in present])
+    order = np.argsort(t, kind="stable")
+    return Series(t[order], {name: np.concatenate([part[name] for part in present])[order]
+                             for name in present[0].columns})
 
 
 def collision_spans(flags: Series | None, end_s: float, truth: Series | None = None) -> list[CollisionSpan]:
@@ -277,11 +309,13 @@ def run_from_recording(recording: Recording) -> Run:
     span = recording.time_span_ns
     t0_ns = span[0] if span else 0
     end_s = (span[1] - t0_ns) * 1e-9 if span else 0.0
-    topics: dict[str, dict[str, str]] = {}  # prefix -> last segment -> topic
+    topics: dict[str, dict[str, list[str]]] = {}  # prefix -> kind -> topics (a command's types: several)
     for topic in recording.decoded:
-        prefix, last = split_topic(topic)
-        if last in _KINDS:
-            topics.setdefault(prefix, {})[last] = topic
+        prefix, last = topic_kind(topic)
+        if last in COMMAND_KINDS:
+            topics.setdefault(prefix, {}).setdefault(last, []).append(topic)
+        elif last in _KINDS:
+            topics.setdefault(prefix, {})[last] = [topic]
     vehicles: dict[str, VehicleSeries] = {}
     invalid: dict[str, int] = {}
     notes: list[str] = []
@@ -289,7 +323,8 @@ def run_from_recording(recording: Recording) -> Run:
         found = topics[prefix]
         if "odom" not in found and "base_pose_ground_truth" not in found:
             continue
-        series = {last: _series(recording, topic, _KINDS[last][2], t0_ns, invalid) for last, topic in found.items()}
+        series = {last: merged_series([_series(recording, topic, _KINDS[last][2], t0_ns, invalid) for topic in named])
+                  for last, named in found.items()}
         vehicle = VehicleSeries(vehicle_name(prefix), prefix, truth=series.get("base_pose_ground_truth"),
                                 odom=series.get("odom"), cmd_vel=series.get("cmd_vel"),
                                 ackermann=series.get("ackermann_cmd"))

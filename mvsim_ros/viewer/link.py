@@ -226,6 +226,8 @@ class ViewerLink:
                 if index is not None:
                     apply = host.set_pose if kind == "set_pose" else host.goal
                     apply(index, msg["x"], msg["y"], msg["yaw"])
+                    if kind == "set_pose" and self._trails is not None:
+                        self._trails.forget(index)  # pages opened later draw no line across the move
             elif kind == "control":
                 action = msg.get("action")
                 if action == "pause":

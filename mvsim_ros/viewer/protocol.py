@@ -15,7 +15,8 @@ Server -> page
 
    - ``gui``: the world's ``<gui>`` camera hints: ``cam_distance`` [m], ``cam_azimuth`` [rad],
      ``cam_elevation`` [rad], ``fov`` [rad], ``follow_vehicle`` (name or ""), ``cam_point_to`` [x, y, z],
-     ``from_world`` (bool: the world has a ``<gui>``; without one the camera frames the whole world).
+     ``from_world`` (bool: the world's ``<gui>`` sets the camera's place or a vehicle to follow: the page's first
+     view is that camera; otherwise the first view frames the whole world, ``bounds``).
    - ``bounds``: [[x_min, y_min], [x_max, y_max]] [m] of the world's content (the page's "fit world" view).
    - ``meshes``: triangles to draw, each ``{"name": str, "group": GROUP, "index": int, "vertices": B64,
      "indices": B64 | null, "double_sided": bool, "cull_face": "NONE" | "FRONT" | "BACK", "roof": bool}``.

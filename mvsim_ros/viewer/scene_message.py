@@ -5,7 +5,9 @@ walls and vertical planes and the terrain of elevation maps (indexed) in group "
 blocks, vehicle bodies (then articulated front units) and actors in their own groups, indexed by their row in the
 frame's pose table. Visual models are double-sided (their windings are not reliable). Horizontal planes lose the
 face their `cull_face` culls, as MVSim draws them (a ceiling with FRONT is not seen from above), and those at
-ROOF_MIN_HEIGHT or higher are marked roofs. Each vehicle gets an accent colour no other vehicle has.
+ROOF_MIN_HEIGHT or higher are marked roofs. Walls and vertical planes keep every face whatever their `cull_face`:
+MVSim draws each vertical plane as two faces of opposite windings, so culling one winding hides neither side.
+Each vehicle gets an accent colour no other vehicle has.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from mvsim_ros.sensors.meshes import parse_rgb
 from mvsim_ros.sensors.scene_meshes import SceneMeshes, horizontal_planes
 from mvsim_ros.sensors.suite import is_world
 from mvsim_ros.world.specs import GuiOptions, HorizontalPlaneSpec, VerticalPlaneSpec
+from mvsim_ros.world.warning_summary import said_once
 
 #: Height [m] from which a horizontal plane is a roof or a ceiling (the page's "roofs" toggle hides it).
 ROOF_MIN_HEIGHT = 2.0
@@ -101,11 +104,13 @@ _last: tuple[object, list[dict]] | None = None
 
 def mesh_entries(world, warn: Callable[[str], None] | None = None) -> list[dict]:
     """Every mesh of a WorldSpec (see the module docstring); objects with nothing to draw are left out. The same
-    WorldSpec object as the previous call gives the previous entries (warnings are not repeated)."""
+    WorldSpec object as the previous call gives the previous entries (warnings are not repeated). Messages about
+    models drawn as stand-ins go to `warn` once per world (warning_summary.said_once): not again when the GL scene
+    of the rendered sensors told them through its own `said_once` wrapper."""
     global _last
     if _last is not None and _last[0] is world:
         return _last[1]
-    meshes = SceneMeshes.build(world, warn)
+    meshes = SceneMeshes.build(world, None if warn is None else said_once(world, warn))
     out = [mesh_entry("ground", "static", -1, meshes.ground)]
     if len(meshes.static):
         out.append(mesh_entry("walls", "static", -1, meshes.static))
@@ -130,18 +135,21 @@ def mesh_entries(world, warn: Callable[[str], None] | None = None) -> list[dict]
     return out
 
 
-#: Closest and farthest initial camera distance [m] when the world has no `<gui>` and the view is fitted to it.
+#: Closest and farthest initial camera distance [m] when the world's `<gui>` sets no camera and the view is fitted
+#: to the world.
 FIT_DISTANCE_RANGE = (5.0, 400.0)
 
 
 def gui_hints(gui: GuiOptions | None, spec=None) -> dict:
-    """The scene's `gui` object from a world's `<gui>` options. A world without `<gui>` (and a `spec` given) is
-    framed whole: the camera looks at the centre of its content (vehicles, blocks, walls, occupancy grids) from
-    where it fits the view; otherwise MVSim's defaults (80 m away, looking at the origin). `from_world` says
-    whether the world has a `<gui>` (the page then keeps its camera)."""
+    """The scene's `gui` object from a world's `<gui>` options. `from_world` says whether the world's `<gui>` sets
+    the camera (its place: cam_distance, cam_azimuth, cam_elevation or cam_point_to; or a vehicle to follow): the
+    page's first view is then that camera. A world that sets none (and a `spec` given) is framed whole: the camera
+    looks at the centre of its content (vehicles, blocks, walls, occupancy grids) from where it fits the view;
+    otherwise MVSim's defaults (80 m away, looking at the origin)."""
     g = gui if gui is not None else GuiOptions()
+    from_world = gui is not None and bool(gui.camera_given or gui.follow_vehicle)
     distance, target = float(g.cam_distance), [float(v) for v in g.cam_point_to]
-    if gui is None and spec is not None:
+    if not from_world and spec is not None:
         (x0, y0), (x1, y1) = content_bounds(spec)
         half_diagonal = 0.5 * math.hypot(x1 - x0, y1 - y0)
         distance = min(max(1.1 * half_diagonal / math.tan(0.5 * g.fov_rad), FIT_DISTANCE_RANGE[0]),
@@ -149,7 +157,7 @@ def gui_hints(gui: GuiOptions | None, spec=None) -> dict:
         target = [0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.0]
     return {"cam_distance": distance, "cam_azimuth": float(g.cam_azimuth_rad),
             "cam_elevation": float(g.cam_elevation_rad), "fov": float(g.fov_rad),
-            "follow_vehicle": str(g.follow_vehicle or ""), "cam_point_to": target, "from_world": gui is not None}
+            "follow_vehicle": str(g.follow_vehicle or ""), "cam_point_to": target, "from_world": from_world}
 
 
 def content_bounds(spec) -> tuple[tuple[float, float], tuple[float, float]]:

@@ -25,6 +25,7 @@ from mvsim_ros.runtime.runner import Runner
 from mvsim_ros.runtime.sensor_runner import SensorRunner
 from mvsim_ros.viewer.protocol import MAX_STEPS
 from mvsim_ros.viewer.throttle import LogThrottle
+from mvsim_ros.world.warning_summary import said_once
 
 LOG = logging.getLogger("mvsim_ros.viewer")
 
@@ -65,7 +66,8 @@ class StandaloneHost:
 
         self.sim = Simulation(self.spec, command_timeout=COMMAND_TIMEOUT)
         self.sensors = build_sensors(self.spec)
-        self.sensor_runner = SensorRunner(self.sim, self.sensors, warn=self.warn)
+        # Said once per world: the viewer's scene tells the same model problems through its own said_once.
+        self.sensor_runner = SensorRunner(self.sim, self.sensors, warn=said_once(self.spec, self.warn))
         if self.runtime is None:
             self.runtime = Runner(self.sim, realtime_factor, [self.sensor_runner], max_steps_per_turn=STEP_BATCH)
         else:

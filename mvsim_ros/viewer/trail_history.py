@@ -31,6 +31,11 @@ class TrailHistory:
             if not points or math.hypot(x - points[-1][0], y - points[-1][1]) >= TRAIL_MIN_STEP:
                 points.append((round(x, 3), round(y, 3)))
 
+    def forget(self, index: int) -> None:
+        """Start the path of vehicle `index` afresh (it was put somewhere else: a teleport is no path)."""
+        if 0 <= index < len(self._points):
+            self._points[index].clear()
+
     def paths(self) -> dict[str, list[list[float]]]:
         """Per vehicle name, its kept points [[x, y], ...] [m], oldest first."""
         return {name: [list(p) for p in points] for name, points in zip(self.names, self._points)}

@@ -21,8 +21,10 @@ Linear in the number of warnings; a list without repeats comes back unchanged.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections import Counter
-from typing import Iterable
+from typing import Callable, Iterable
 
 from mvsim_ros.world.files.visual_models import unavailable_remote_model
 
@@ -193,6 +195,33 @@ def listed_names(names: Counter[str | None]) -> str:
     return "names: " + ", ".join(parts)
 
 
+#: id(world) -> the texts said about that world through `said_once` (the entry goes with the world).
+_SAID: dict[int, set[str]] = {}
+_SAID_LOCK = threading.Lock()
+
+
+def said_once(world: object, warn: Callable[[str], None]) -> Callable[[str], None]:
+    """`warn` that passes on each text at most once per `world` (a WorldSpec), however many `said_once` wrappers
+    of that world say it: the GL scene of the rendered sensors and the browser viewer both build the world's
+    meshes, and a model file that does not load is told once. A new WorldSpec (a world loaded again, a spawn or a
+    delete) starts afresh."""
+    key = id(world)
+    with _SAID_LOCK:
+        if key not in _SAID:
+            _SAID[key] = set()
+            weakref.finalize(world, _SAID.pop, key, None)
+
+    def say(text: str) -> None:
+        with _SAID_LOCK:
+            said = _SAID.setdefault(key, set())
+            first = text not in said
+            said.add(text)
+        if first:
+            warn(text)
+
+    return say
+
+
 def _placeholder(found: re.Match) -> str:
     quote = found.group(0)[0]
     return f"{quote}…{quote}"
@@ -203,5 +232,5 @@ def _short(text: str, limit: int) -> str:
 
 
 __all__ = ["NAMES_LISTED", "REMOTE_MODELS_UNAVAILABLE", "SHOWN_PER_KIND", "fetch_hint", "grouped_warnings",
-           "listed_names", "remote_models_line", "summarize_warnings", "summary_line", "unavailable_remote_models",
-           "warning_kind", "without_fetch_hint"]
+           "listed_names", "remote_models_line", "said_once", "summarize_warnings", "summary_line",
+           "unavailable_remote_models", "warning_kind", "without_fetch_hint"]

@@ -61,6 +61,18 @@ client.on("message", ({ subscriptionId, data }) => {
     finishing = setTimeout(finish, Number(seconds) * 1000);
   }
 });
+// foxglove-sdk 0.30 may answer a subscription sent as soon as the advertisement arrives with "Unknown channel ID"
+// (the subscription can reach the server before it has recorded the channel for this client): subscribe again.
+client.on("status", ({ message }) => {
+  const unknown = /Unknown channel ID: (\d+)/.exec(message);
+  const channel = unknown ? channels.get(Number(unknown[1])) : undefined;
+  if (channel && TOPICS.includes(channel.topic)) {
+    setTimeout(() => {
+      const subscription = client.subscribe(channel.id);
+      readers.set(subscription, [channel.topic, new MessageReader(parse(channel.schema, { ros2: true }))]);
+    }, 50);
+  }
+});
 client.on("error", (error) => { console.error(String(error)); });
 client.on("serverInfo", () => {
   const writer = new MessageWriter(parse(TWIST, { ros2: true }));

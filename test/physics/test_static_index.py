@@ -171,3 +171,26 @@ def test_walls_in_pieces_equal_pybox2d_closest_hits(scattered):
             assert shim.tobytes() == _pybox2d_ranges(lidar, sim.box2d.world, origin, bearings).tobytes(), origin
             hits += int(np.isfinite(shim).sum())
     assert hits > 5000
+
+
+@pytest.mark.parametrize("noise_steps", [0.2, 2.5, 7.5, 30.0])
+def test_noisy_bearings_meet_every_target_in_their_direction(noise_steps):
+    """Bearings with angle noise (a noisy lidar) are matched to each target by index range widened by the noise
+    seen in the scan, or tested one by one when the noise is large: either way every range equals pybox2d's, with
+    few items listed (walls, a few static blocks, movable blocks and a second robot as targets)."""
+    xml = _world_xml(4).replace("</mvsim_world>", '<vehicle name="r2" class="bot"><init_pose>1.5 1.0 30'
+                                                  "</init_pose></vehicle></mvsim_world>")
+    world = load_world_string(xml)
+    sim = Simulation(world)
+    lidar = build_sensors(world, 1).lidars[0]
+    step = float(lidar.params.angles[1] - lidar.params.angles[0])
+    rng = np.random.default_rng(int(noise_steps * 10))
+    hits = 0
+    for _ in range(8):
+        origin = (float(rng.uniform(-3, 3)), float(rng.uniform(-3, 3)))
+        bearings = rng.uniform(-math.pi, math.pi) + lidar.params.angles
+        bearings = bearings + rng.uniform(-noise_steps, noise_steps, bearings.size) * step
+        shim = lidar.ray_cast(sim.box2d.world, origin, bearings)
+        assert shim.tobytes() == _pybox2d_ranges(lidar, sim.box2d.world, origin, bearings).tobytes()
+        hits += int(np.isfinite(shim).sum())
+    assert hits > 1000

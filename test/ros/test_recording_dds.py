@@ -28,7 +28,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import LaserScan
 from tf2_msgs.msg import TFMessage
 
-from dds_probe import ProbeNode, node_command, stop_process  # (dds_probe: a per-run ROS_DOMAIN_ID)
+from dds_probe import ProbeNode, node_command, start_node, stop_process  # (dds_probe: a per-run ROS_DOMAIN_ID)
 from recording_support import whole_chunks
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,13 +42,6 @@ SUBSCRIBED = {"/clock": Clock, "/r1/odom": Odometry, "/r2/base_pose_ground_truth
 RELIABLE = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
-
-
-def start_node(tmp_path: Path, *params: str) -> tuple[subprocess.Popen, Path]:
-    log = tmp_path / "node.log"
-    proc = subprocess.Popen(node_command(f"world_file:={WORLD}", "headless:=true", *params),
-                            stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    return proc, log
 
 
 def read_with_mcap(path: Path) -> dict[str, list[tuple[int, bytes]]]:

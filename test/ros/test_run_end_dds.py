@@ -11,7 +11,6 @@ that instant and none past it).
 
 from __future__ import annotations
 
-import subprocess
 from collections import defaultdict
 from pathlib import Path
 
@@ -22,21 +21,12 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from rosgraph_msgs.msg import Clock
 
-from dds_probe import ProbeNode, node_command, stop_process  # (dds_probe: a per-run ROS_DOMAIN_ID)
+from dds_probe import ProbeNode, start_node, stop_process  # (dds_probe: a per-run ROS_DOMAIN_ID)
 
-REPO = Path(__file__).resolve().parents[2]
-WORLD = REPO / "worlds" / "demo_2robots.world.xml"
 #: Periodic streams of the demo world that are due at every whole second (clock, odometry, ground truth, TF, lidars).
 PERIODIC = ["/clock", *(f"/{v}/{t}" for v in ("r1", "r2") for t in ("odom", "base_pose_ground_truth", "tf", "scan"))]
 RELIABLE = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100, reliability=ReliabilityPolicy.RELIABLE)
 S = 1_000_000_000  # ns per s
-
-
-def start_node(tmp_path: Path, *params: str) -> tuple[subprocess.Popen, Path]:
-    log = tmp_path / "node.log"
-    proc = subprocess.Popen(node_command(f"world_file:={WORLD}", "headless:=true", *params),
-                            stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    return proc, log
 
 
 def read_whole(path: Path) -> dict[str, list[tuple[int, bytes]]]:

@@ -51,3 +51,12 @@ def test_trail_history_keeps_recent_points_apart():
     assert arrays["trail:0"].shape == (TRAIL_POINTS, 2) and arrays["trail:1"].tolist() == [[1.0, 2.0]]
     assert len(paths["r1"]) == TRAIL_POINTS and paths["r1"][-1][0] > paths["r1"][0][0]
     assert paths["r2"] == [[1.0, 2.0]]
+
+
+def test_trail_history_forgets_a_vehicle_put_elsewhere():
+    history = TrailHistory(["r1", "r2"])
+    for k in range(5):
+        history.record(np.array([[k * 0.1, 0.0, 0.0], [1.0, k * 0.1, 0.0]]))
+    history.forget(0)
+    history.record(np.array([[10.0, 10.0, 0.0], [1.0, 0.4, 0.0]]))
+    assert history.paths()["r1"] == [[10.0, 10.0]] and len(history.paths()["r2"]) == 5

@@ -151,6 +151,16 @@ def test_gui_hints_come_from_the_world(write_world):
     assert msg["vehicles"][0]["color"] == "#3366cc"
 
 
+def test_a_gui_without_a_camera_is_framed_whole(write_world):
+    """A `<gui>` that sets only MVSim's window and drawing options leaves the first view to "fit world"; one
+    setting a single camera parameter is the world's camera."""
+    world = robot_world(write_world, extra="<gui><win_w>1024</win_w><show_forces>true</show_forces></gui>")
+    assert scene_message(Simulation(world), None, 0)["gui"]["from_world"] is False
+    world = robot_world(write_world, extra="<gui><cam_elevation>70</cam_elevation></gui>")
+    gui = scene_message(Simulation(world), None, 0)["gui"]
+    assert gui["from_world"] is True and gui["cam_distance"] == 80.0 and gui["cam_point_to"] == [0.0, 0.0, 0.0]
+
+
 def test_a_world_without_gui_is_framed_whole():
     """The demo world (no <gui>: a 24 m x 16 m room around the origin) is looked at from its centre, near enough
     that it fills the view: its half-diagonal subtends about the field of view."""

@@ -17,8 +17,17 @@
  * holds the GIL (the compiled steps run with it held) therefore lets go of it while it waits, and takes it back
  * before it returns: the wait can never hold the writer up (see wait_for_room).
  *
- * Thread safety: one mutex around the chunk being built, the handle table and the queue. The GIL is never taken
- * while the mutex is held.
+ * Forwarding gate (the Foxglove server's live channels): after a successful delivery, a handle given a gate
+ * (mvsim_tee_gate) has the message handed to the forward function (mvsim_tee_set_forward, same ABI; the Python
+ * side copies the bytes to a WebSocket channel) only when it is due: at or after the gate's next due time, which
+ * each forwarded message moves on by the gate's interval of wall time (CLOCK_MONOTONIC). A stream faster than the
+ * limit is forwarded at one message per interval on average; one slower than it is forwarded whole even when a
+ * message comes up to one interval early (the credit of the intervals left unused before it). Messages that are
+ * not due, and every message of a handle without a gate, cost one lookup and go on to the caller: no Python code
+ * runs for them. A gate of interval 0 forwards every message (transient-local topics).
+ *
+ * Thread safety: one mutex around the chunk being built, the handle table and the queue; another around the gate
+ * table. The GIL is never taken while either mutex is held (the forward function is called after unlocking).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -268,7 +277,73 @@ static int32_t record_locked(uintptr_t handle, const uint8_t *data, size_t lengt
     return 0;
 }
 
-/* The delivery function the compiled code calls: deliver, then record what was delivered. */
+/* The forwarding gates: one per handle given one (an open-addressing table like the recording's). */
+typedef struct {
+    uintptr_t handle;
+    int64_t interval_ns;  /* minimum wall time [ns] between forwarded messages; < 0: not forwarded */
+    uint64_t next_due;    /* CLOCK_MONOTONIC [ns] from which the next message is forwarded */
+} gate_slot;
+
+static gate_slot gates[TABLE_SLOTS];
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static deliver_fn forward;
+
+static gate_slot *find_gate(uintptr_t handle, int insert) {
+    uint32_t i = slot_of(handle);
+    for (uint32_t probe = 0; probe < TABLE_SLOTS; probe++, i = (i + 1) & (TABLE_SLOTS - 1)) {
+        if (gates[i].handle == handle) return &gates[i];
+        if (gates[i].handle == 0) return insert ? &gates[i] : NULL;
+    }
+    return NULL;
+}
+
+/* Whether a message on `handle` delivered at `now` [ns] is forwarded. A forwarded message moves the handle's next
+ * due time on by its interval, from one interval before `now` at the earliest: a message may take the credit of at
+ * most one unused interval, so that a steady stream under the limit passes whole despite jitter, no more than two
+ * messages pass within one interval, and the average over any span is at most one per interval (plus one). */
+EXPORT int32_t mvsim_tee_gate_pass(uintptr_t handle, uint64_t now) {
+    int32_t due = 0;
+    pthread_mutex_lock(&gate_lock);
+    gate_slot *slot = find_gate(handle, 0);
+    if (slot != NULL && slot->interval_ns >= 0 && now >= slot->next_due) {
+        uint64_t interval = (uint64_t)slot->interval_ns;
+        uint64_t earliest = now > interval ? now - interval : 0;
+        slot->next_due = (slot->next_due > earliest ? slot->next_due : earliest) + interval;
+        due = 1;
+    }
+    pthread_mutex_unlock(&gate_lock);
+    return due;
+}
+
+/* Forward messages delivered on `handle` at most once per `interval_ns` of wall time [ns] (0: every message; < 0:
+ * none). The first message after this call is due. Returns 0, or -1 when the gate table is full. */
+EXPORT int32_t mvsim_tee_gate(uintptr_t handle, int64_t interval_ns) {
+    int32_t result = -1;
+    pthread_mutex_lock(&gate_lock);
+    gate_slot *slot = find_gate(handle, 1);
+    if (slot != NULL) {
+        slot->handle = handle;
+        slot->interval_ns = interval_ns;
+        slot->next_due = 0;
+        result = 0;
+    }
+    pthread_mutex_unlock(&gate_lock);
+    return result;
+}
+
+/* Forget every gate (no handle is forwarded until given a gate again). */
+EXPORT void mvsim_tee_gate_clear(void) {
+    pthread_mutex_lock(&gate_lock);
+    memset(gates, 0, sizeof(gates));
+    pthread_mutex_unlock(&gate_lock);
+}
+
+/* Where due messages are forwarded after their delivery (a function of the delivery ABI, whose result is
+ * ignored); NULL: nowhere, and no gate is consulted. */
+EXPORT void mvsim_tee_set_forward(deliver_fn function) { __atomic_store_n(&forward, function, __ATOMIC_RELEASE); }
+
+/* The delivery function the compiled code calls: deliver, then record what was delivered and forward it when its
+ * gate says it is due. */
 EXPORT int32_t mvsim_tee_deliver(uintptr_t handle, uintptr_t message, uintptr_t allocation) {
     int32_t result = target(handle, message, allocation);
     if (result == 0 && __atomic_load_n(&recording, __ATOMIC_RELAXED)) {
@@ -276,6 +351,10 @@ EXPORT int32_t mvsim_tee_deliver(uintptr_t handle, uintptr_t message, uintptr_t 
         pthread_mutex_lock(&lock);
         if (recording) record_locked(handle, m->buffer, m->buffer_length, last_time);
         pthread_mutex_unlock(&lock);
+    }
+    if (result == 0) {
+        deliver_fn forward_to = __atomic_load_n(&forward, __ATOMIC_ACQUIRE);
+        if (forward_to != NULL && mvsim_tee_gate_pass(handle, monotonic_ns())) forward_to(handle, message, allocation);
     }
     return result;
 }

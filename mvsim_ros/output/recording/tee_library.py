@@ -1,5 +1,9 @@
 """The recording tee (tee.c): built with the system's C compiler into the native folder, loaded with ctypes.
 
+Besides recording, the tee holds the Foxglove forwarding gates (`mvsim_tee_gate`, `mvsim_tee_set_forward`,
+`mvsim_tee_gate_pass`, `mvsim_tee_gate_clear`): which fast-path deliveries reach the Foxglove server, decided in C
+(ros/foxglove/fast_path_tap.py).
+
 `python -m mvsim_ros.output.recording.tee_library` builds it (the set-up script does; it is built on first use
 otherwise). The library goes to `<prefix>/share/mvsim_ros/native/libmvsim_tee-<hash>.so` ($MVSIM_NATIVE_DIR
 instead of the prefix's share folder when set), the hash covering the source and the flags.
@@ -82,6 +86,10 @@ def tee() -> ctypes.CDLL:
         "mvsim_tee_take": (ctypes.POINTER(Chunk), [i32, i32]),
         "mvsim_tee_free": (None, [ctypes.POINTER(Chunk)]),
         "mvsim_tee_failures": (u64, []),
+        "mvsim_tee_set_forward": (None, [ptr]),
+        "mvsim_tee_gate": (i32, [ctypes.c_size_t, ctypes.c_int64]),
+        "mvsim_tee_gate_pass": (i32, [ctypes.c_size_t, u64]),
+        "mvsim_tee_gate_clear": (None, []),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(library, name)

@@ -100,6 +100,8 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
     lib.mvb_scene_index_free.restype = None
     lib.mvb_scene_index_builds.argtypes = [ctypes.c_void_p]
     lib.mvb_scene_index_builds.restype = ctypes.c_int64
+    lib.mvb_scene_index_touch.argtypes = [ctypes.c_void_p]
+    lib.mvb_scene_index_touch.restype = None
     lib.mvb_contacts_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.mvb_contacts_new.restype = ctypes.c_void_p
     lib.mvb_contacts_describe.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
@@ -158,12 +160,16 @@ def _apply_wrenches(body_addresses, fx, fy, tz):
 class SceneIndex:
     """The shim's grid over the fixtures of every static body of one Box2D world (the ground: occupancy-grid walls,
     <walls>, vertical planes; and static blocks), which a ray scan walks beam by beam instead of testing every
-    fixture in range (shim.cpp StaticIndex). It keeps itself up to date: a scan that finds a static body added,
-    removed, moved or changed since the grid was built has it rebuilt first. `address` is what `ray_scan` and
+    fixture in range (shim.cpp StaticIndex). It keeps itself up to date: a scan that finds a static body added or
+    removed since the grid was built has it rebuilt first, and so does one that finds a static body moved or
+    changed after `touch()` (whoever moves static bodies calls touch_scene_index: a scan compares the static
+    bodies' states only then, one pointer comparison a body otherwise). `address` is what `ray_scan` and
     `mvb_ray_scan` take; freed with this object, which must not outlive its world."""
 
     def __init__(self, world: Box2D.b2World):
-        self.address = int(_LIB.mvb_scene_index_new(address(world)) or 0)
+        #: The address of the b2World it indexes.
+        self.world_address = address(world)
+        self.address = int(_LIB.mvb_scene_index_new(self.world_address) or 0)
         if not self.address:
             raise MemoryError("the Box2D shim could not make a scene index")
         self._free = _LIB.mvb_scene_index_free
@@ -172,6 +178,10 @@ class SceneIndex:
     def rebuilds(self) -> int:
         """How many times the grid was rebuilt because the world's static bodies changed."""
         return int(_LIB.mvb_scene_index_builds(self.address))
+
+    def touch(self) -> None:
+        """Static bodies of the world may have moved or changed: the next scan compares their states."""
+        _LIB.mvb_scene_index_touch(self.address)
 
     def __del__(self):
         if getattr(self, "address", 0):
@@ -189,6 +199,15 @@ def scene_index(world: Box2D.b2World) -> SceneIndex:
     if index is None:
         index = _SCENE_INDEXES[world] = SceneIndex(world)
     return index
+
+
+def touch_scene_index(world: Box2D.b2World) -> None:
+    """Tell the SceneIndex of `world`, if it has one, that static bodies may have moved or changed (activity,
+    fixtures): call it after moving a static body, or its scans may use the grid as it was."""
+    world_address = address(world)  # pybox2d hands out a new Python object for the same world (body.world)
+    for index in list(_SCENE_INDEXES.values()):
+        if index.world_address == world_address:
+            index.touch()
 
 
 class VehicleContactListener:

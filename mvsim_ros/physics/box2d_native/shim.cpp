@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -77,20 +78,32 @@ struct BeamStamps;
 // A static body as an index saw it when it was built: where it was, its newest fixture (Box2D puts a new fixture at
 // the head of the list) and whether it was active. A body that differs from this record was moved, changed or
 // replaced since, and the index no longer describes the world.
+static_assert(sizeof(b2Vec2) == sizeof(uint64_t), "a b2Vec2 is two float32");
 struct IndexedBody {
     const b2Body* body;
-    b2Vec2 position;
-    float32 angle;
+    uint64_t position_bits;  // its position [m] and angle [rad] as bits: any change, -0 for 0 included, counts
+    uint32_t angle_bits;
     const b2Fixture* newest_fixture;
     bool active;
 
     explicit IndexedBody(const b2Body* b)
-        : body(b), position(b->GetPosition()), angle(b->GetAngle()), newest_fixture(b->GetFixtureList()),
+        : body(b), position_bits(position_of(b)), angle_bits(angle_of(b)), newest_fixture(b->GetFixtureList()),
           active(b->IsActive()) {}
     // Whether `b` is this body, unchanged.
     bool same(const b2Body* b) const {
-        return b == body && b->GetPosition() == position && b->GetAngle() == angle &&
+        return b == body && position_of(b) == position_bits && angle_of(b) == angle_bits &&
                b->GetFixtureList() == newest_fixture && b->IsActive() == active;
+    }
+    static uint64_t position_of(const b2Body* b) {
+        uint64_t bits;
+        std::memcpy(&bits, &b->GetPosition(), sizeof bits);
+        return bits;
+    }
+    static uint32_t angle_of(const b2Body* b) {
+        const float32 angle = b->GetAngle();
+        uint32_t bits;
+        std::memcpy(&bits, &angle, sizeof bits);
+        return bits;
     }
 };
 
@@ -132,6 +145,16 @@ static inline bool polygon_ray_cast(const PolygonCopy& polygon, const PolygonEdg
     return true;
 }
 
+// A run of a StaticIndex as a beam casts it: the axis its pieces follow (0: x, 1: y), its pieces
+// members[first .. last), its box's extent across that axis padded by the index's kPad and its extent along it [m],
+// and where its buckets start in bucket_piece, `per_metre` buckets a metre [1/m].
+struct RunGeometry {
+    int32_t axis = -1, first = 0, last = 0, buckets = 0;
+    double across_low = 0.0, across_high = 0.0;  // [m]
+    double along_low = 0.0, along_high = 0.0;  // [m]
+    double per_metre = 0.0;  // [1/m]
+};
+
 // A uniform grid over the fixtures of every static body of a world (the ground: occupancy-grid walls, <walls>,
 // vertical planes; and static blocks). Its items are the fixture children (sensors excepted), alone or, for pieces
 // lying end to end along x or y (a wall cut into segments or built of many blocks), grouped into runs: a run is one
@@ -140,7 +163,7 @@ static inline bool polygon_ray_cast(const PolygonCopy& polygon, const PolygonEdg
 // cells it crosses in order (a DDA) and stops once the nearest hit lies before the cell it leaves: its cost grows
 // with the cells it crosses, not with the number of fixtures, and a wall costs alike whole or in pieces. The bodies
 // it covers are recorded in the world's body-list order (`bodies`), so that a scan walking the body list can tell,
-// at the cost of a few comparisons a body, whether the index still describes the world (SceneIndex).
+// at the cost of a comparison or a few a body, whether the index still describes the world (SceneIndex).
 struct StaticIndex {
     static constexpr double kPad = 1e-2;  // [m]: far above float32 rounding of hit points, so no hit is missed
 
@@ -175,6 +198,9 @@ struct StaticIndex {
     size_t item_count() const { return item_boxes.size(); }
 
     const uint64_t serial;  // unique among the indexes built in this process (never reused, unlike an address)
+    // The SceneIndex touch count up to which the static bodies' states are known to match `bodies` (set when built
+    // and by each scan that compared them); a scan compares them again when the count has moved on.
+    mutable std::atomic<uint64_t> compared_at{0};
 
     std::vector<IndexedBody> bodies;  // the static bodies, in body-list order
     double x0 = 0.0, y0 = 0.0, cell = 1.0;  // [m]: lower corner, cell side
@@ -190,18 +216,19 @@ struct StaticIndex {
     std::vector<int8_t> item_axis;  // 0: a run along x, 1: along y, -1: a fixture child alone
     // Fixture-child indices; those of a run in order along its axis, where both ends of their boxes increase.
     std::vector<int32_t> members;
-    // Where each member's box starts and ends along its run's axis [m] (a fixture alone: its box along x).
+    // Where each member starts and ends along its run's axis [m]: its box's extent, less the skin radius for a
+    // polygon (a fixture alone: along x).
     std::vector<double> member_lower, member_upper;
     // Each member that is a polygon, copied with its body's transform (count 0: another shape), its edges side by
     // side in polygon_edges: a beam casts a run's pieces from contiguous memory rather than through each fixture,
     // shape and body object.
     std::vector<PolygonCopy> polygons;
     std::vector<PolygonEdge> polygon_edges;
-    // A run's stretch along its axis in as many equal buckets as it has pieces: run i's bucket b starts at
-    // item_low[i] + b / item_per_metre[i] [m], and its first piece ending at or past that start is
-    // members[bucket_piece[item_buckets[i] + b]]. A beam finds the pieces along its stretch without a search.
-    std::vector<double> item_low, item_per_metre;  // [m], [1/m]
-    std::vector<int32_t> item_buckets;
+    // Each item's geometry as cast_run needs it (for a fixture child alone: unused). A run's stretch along its axis
+    // lies in as many equal buckets as it has pieces: bucket b starts at along_low + b / per_metre [m], and its
+    // first piece ending at or past that start is members[bucket_piece[buckets + b]]. A beam finds the pieces
+    // along its stretch without a search.
+    std::vector<RunGeometry> runs;
     std::vector<int32_t> bucket_piece;
     // Per cell, the Chebyshev distance in cells to the nearest cell listing anything (0 for those, at most 255):
     // a beam in an empty cell at distance d crosses only empty cells over its next (d - 1) cell sides of length,
@@ -258,11 +285,21 @@ static void group_items(StaticIndex& index) {
         index.item_boxes.push_back(box);
         index.item_first.push_back(static_cast<int32_t>(index.members.size()));
         index.item_axis.push_back(axis);
-        index.item_buckets.push_back(static_cast<int32_t>(index.bucket_piece.size()));
         const double low = axis >= 0 ? lower_on(box, axis) : 0.0, length = axis >= 0 ? upper_on(box, axis) - low : 0.0;
         const int64_t count = last - first;
-        index.item_low.push_back(low);
-        index.item_per_metre.push_back(length > 0.0 ? static_cast<double>(count) / length : 0.0);
+        RunGeometry run;
+        run.axis = axis;
+        run.first = index.item_first[index.item_first.size() - 2];
+        run.last = index.item_first.back();
+        run.buckets = static_cast<int32_t>(index.bucket_piece.size());
+        if (axis >= 0) {
+            run.across_low = lower_on(box, 1 - axis) - StaticIndex::kPad;
+            run.across_high = upper_on(box, 1 - axis) + StaticIndex::kPad;
+            run.along_low = low;
+            run.along_high = upper_on(box, axis);
+            run.per_metre = length > 0.0 ? static_cast<double>(count) / length : 0.0;
+        }
+        index.runs.push_back(run);
         if (axis < 0) return;
         int64_t piece = 0;  // pieces' upper ends increase: one pass fills every bucket
         for (int64_t b = 0; b < count; ++b) {
@@ -332,6 +369,10 @@ StaticIndex::StaticIndex(const b2World* world) : serial(++indexes_built) {
         copy.first_edge = static_cast<int32_t>(polygon_edges.size());
         copy.count = shape->m_count;
         for (int32 i = 0; i < shape->m_count; ++i) polygon_edges.push_back({shape->m_vertices[i], shape->m_normals[i]});
+        // A polygon's box is its vertices' padded by its skin radius (Box2D's): along the run, where the polygon
+        // itself starts and ends (to float rounding, far below kPad) is what a beam's stop test needs.
+        member_lower[k] += shape->m_radius;
+        member_upper[k] -= shape->m_radius;
     }
     double x1 = -INFINITY, y1 = -INFINITY;
     x0 = y0 = INFINITY;
@@ -391,10 +432,13 @@ StaticIndex::StaticIndex(const b2World* world) : serial(++indexes_built) {
 }
 
 // The StaticIndex of one world, kept up to date: a scan that finds the world's static bodies no longer as the index
-// recorded them (one added, removed, moved, given a fixture, (de)activated, or turned dynamic) asks for a new one,
-// built from the world as it is. Scans hold the index they use (a shared_ptr), so a rebuild never pulls one from
-// under a scan on another thread. Not noticed: a fixture other than a body's newest destroyed, or a fixture made a
-// sensor, on a static body (the simulator does neither).
+// recorded them asks for a new one, built from the world as it is. Every scan checks that the static bodies are the
+// same ones, in the same order (none added, removed or turned dynamic: a pointer comparison a body); their states
+// (moved, given a fixture, (de)activated) are compared by the first scan after a touch() (mvb_scene_index_touch),
+// which whoever moves a static body calls (the simulator: physics.entity_state.place_rigidly), and by the first
+// scan through a new index. Scans hold the index they use (a shared_ptr), so a rebuild never pulls one from under a
+// scan on another thread. Not noticed: a fixture other than a body's newest destroyed, or a fixture made a sensor,
+// on a static body (the simulator does neither).
 class SceneIndex {
   public:
     explicit SceneIndex(const b2World* world) : world_(world) {}
@@ -402,14 +446,14 @@ class SceneIndex {
     // The index as it stands (built on first use).
     std::shared_ptr<const StaticIndex> current() {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (!index_) index_ = std::make_shared<const StaticIndex>(world_);
+        if (!index_) index_ = built();
         return index_;
     }
     // A new index from the world as it is, unless another scan made one since `stale` (then that one).
     std::shared_ptr<const StaticIndex> rebuilt(const std::shared_ptr<const StaticIndex>& stale) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (index_ == stale) {
-            index_ = std::make_shared<const StaticIndex>(world_);
+            index_ = built();
             ++builds_;
         }
         return index_;
@@ -419,12 +463,25 @@ class SceneIndex {
         std::lock_guard<std::mutex> lock(mutex_);
         return builds_;
     }
+    // Say that static bodies may have moved (or changed activity or fixtures): the next scan compares each one's
+    // state with the index's record (a scan otherwise only checks that the static bodies are the same ones).
+    void touch() { touches_.fetch_add(1, std::memory_order_acq_rel); }
+    uint64_t touches() const { return touches_.load(std::memory_order_acquire); }
 
   private:
+    // A new index of the world's static bodies, whose states it records as of the touch count before reading them.
+    std::shared_ptr<const StaticIndex> built() const {
+        const uint64_t seen = touches();
+        std::shared_ptr<const StaticIndex> index = std::make_shared<const StaticIndex>(world_);
+        index->compared_at.store(seen, std::memory_order_release);
+        return index;
+    }
+
     const b2World* world_;
     std::mutex mutex_;
     std::shared_ptr<const StaticIndex> index_;
     int64_t builds_ = 0;
+    std::atomic<uint64_t> touches_{0};
 };
 
 // Whether the beam from (ox, oy) [m] along a unit direction whose components have the inverses (ix, iy) (inf for a
@@ -449,29 +506,29 @@ static bool crosses(const b2AABB& box, double ox, double oy, double ix, double i
 
 float32 StaticIndex::cast_run(int32_t i, const b2RayCastInput& input, double dx, double dy, double range_max,
                               float32 nearest, const uint8_t* skip, int32_t* cursor) const {
-    const int axis = item_axis[i], across = 1 - axis;
+    const RunGeometry& run = runs[i];
+    const bool along_x = run.axis == 0;
     const double ox = input.p1.x, oy = input.p1.y;
-    const double o = axis == 0 ? ox : oy, d = axis == 0 ? dx : dy;  // along the run
-    const double oa = axis == 0 ? oy : ox, da = axis == 0 ? dy : dx;  // across it
-    const b2AABB& box = item_boxes[i];
+    const double o = along_x ? ox : oy, d = along_x ? dx : dy;  // along the run
+    const double oa = along_x ? oy : ox, da = along_x ? dy : dx;  // across it
     // Where [m along the beam] the beam lies within the run's padded extent across its axis.
     double enter = -kPad, leave = range_max + kPad;
     if (da != 0.0) {
         const double inv = 1.0 / da;
-        double ta = (lower_on(box, across) - kPad - oa) * inv, tb = (upper_on(box, across) + kPad - oa) * inv;
+        double ta = (run.across_low - oa) * inv, tb = (run.across_high - oa) * inv;
         if (ta > tb) std::swap(ta, tb);
         enter = std::max(enter, ta), leave = std::min(leave, tb);
         if (enter > leave) return nearest;
-    } else if (oa < lower_on(box, across) - kPad || oa > upper_on(box, across) + kPad) {
+    } else if (oa < run.across_low || oa > run.across_high) {
         return nearest;
     }
     // The stretch [low, high] [m] of the run's axis that the beam covers there, padded: the pieces overlapping it
     // are those whose boxes the beam crosses (they span the run's box across its axis). They are cast in the order
     // the beam meets them, until one starts past the nearest hit so far (padded): none beyond can be nearer.
-    const double low = std::min(o + d * enter, o + d * leave) - kPad;
-    const double high = std::max(o + d * enter, o + d * leave) + kPad;
-    if (high < lower_on(box, axis) || low > upper_on(box, axis)) return nearest;
-    const int32_t first = item_first[i], last = item_first[i + 1];
+    const double at_enter = o + d * enter, at_leave = o + d * leave;
+    const double low = std::min(at_enter, at_leave) - kPad, high = std::max(at_enter, at_leave) + kPad;
+    if (high < run.along_low || low > run.along_high) return nearest;
+    const int32_t first = run.first, last = run.last;
     // Where the pieces to cast begin: the piece `cursor` names (the last beam's, whose stretch lies next to this
     // one's when the beams come in order), else the one the run's buckets give, moved to the first piece ending at
     // or past `low` (d >= 0) or the last one starting at or before `high` (d < 0).
@@ -479,27 +536,31 @@ float32 StaticIndex::cast_run(int32_t i, const b2RayCastInput& input, double dx,
     if (cursor && *cursor >= first && *cursor < last) {
         k = *cursor;
     } else {
-        const double at = ((d >= 0.0 ? low : high) - item_low[i]) * item_per_metre[i];  // [buckets]
-        k = bucket_piece[item_buckets[i] + (at <= 0.0 ? 0 : std::min(last - first - 1, static_cast<int32_t>(at)))];
+        const double at = ((d >= 0.0 ? low : high) - run.along_low) * run.per_metre;  // [buckets]
+        k = bucket_piece[run.buckets + (at <= 0.0 ? 0 : std::min(last - first - 1, static_cast<int32_t>(at)))];
     }
-    auto hit_on_axis = [&] { return o + d * (static_cast<double>(nearest) * range_max); };  // [m]
+    const double* lower = member_lower.data();
+    const double* upper = member_upper.data();
     if (d >= 0.0) {
-        while (k > first && member_upper[k - 1] >= low) --k;
-        while (k < last - 1 && member_upper[k] < low) ++k;
+        while (k > first && upper[k - 1] >= low) --k;
+        while (k < last - 1 && upper[k] < low) ++k;
         if (cursor) *cursor = k;
-        for (; k < last; ++k) {
-            const double start = member_lower[k];
-            if (start > high || (nearest <= 1.0f && start > hit_on_axis() + kPad)) break;
+        // [m] along the axis: pieces starting past it are not cast (past the run's stretch, or the nearest hit)
+        double stop = nearest <= 1.0f ? std::min(high, o + d * (static_cast<double>(nearest) * range_max) + kPad) : high;
+        for (; k < last && lower[k] <= stop; ++k) {
+            const float32 was = nearest;
             nearest = cast_member(k, input, nearest, skip);
+            if (nearest < was) stop = std::min(high, o + d * (static_cast<double>(nearest) * range_max) + kPad);
         }
     } else {
-        while (k < last - 1 && member_lower[k + 1] <= high) ++k;
-        while (k > first && member_lower[k] > high) --k;
+        while (k < last - 1 && lower[k + 1] <= high) ++k;
+        while (k > first && lower[k] > high) --k;
         if (cursor) *cursor = k;
-        for (; k >= first; --k) {
-            const double end = member_upper[k];
-            if (end < low || (nearest <= 1.0f && end < hit_on_axis() - kPad)) break;
+        double stop = nearest <= 1.0f ? std::max(low, o + d * (static_cast<double>(nearest) * range_max) - kPad) : low;
+        for (; k >= first && upper[k] >= stop; --k) {
+            const float32 was = nearest;
             nearest = cast_member(k, input, nearest, skip);
+            if (nearest < was) stop = std::max(low, o + d * (static_cast<double>(nearest) * range_max) - kPad);
         }
     }
     return nearest;
@@ -620,19 +681,25 @@ static void add_target(const b2Fixture* fixture, int32 child, const b2AABB& box,
 // (`targets`; the index's items too when `list_indexed`), and skip[k] != 0 for each indexed body k the scan must
 // not see (left as they are when `skip_known`: set by a scan through the same index with the same `hidden`, since
 // the indexed bodies' activity is part of what the index recorded). Returns false, with nothing listed, when the
-// world's static bodies are no longer those the index recorded (a static body added, removed, moved or changed):
-// the caller rebuilds the index and asks again.
-static bool list_targets(const b2World* world, const StaticIndex* index, bool list_indexed, double ox, double oy,
-                         double range_max, const intptr_t* hidden, int64_t hidden_count, std::vector<Target>& targets,
-                         std::vector<uint8_t>& skip, bool skip_known) {
+// world's static bodies are no longer those the index recorded (a static body added or removed; with
+// `compare_state`, also one moved, activated, deactivated or given a fixture): the caller rebuilds the index and
+// asks again.
+static bool list_targets(const b2World* world, const StaticIndex* index, bool list_indexed, bool compare_state,
+                         double ox, double oy, double range_max, const intptr_t* hidden, int64_t hidden_count,
+                         std::vector<Target>& targets, std::vector<uint8_t>& skip, bool skip_known) {
     targets.clear();
     if (!skip_known) skip.assign(index ? index->bodies.size() : 0, 0);
-    size_t slot = 0;  // the next indexed body expected in the body list
+    const IndexedBody* recorded = index ? index->bodies.data() : nullptr;  // the next one expected in the list
+    const IndexedBody* recorded_end = index ? recorded + index->bodies.size() : nullptr;
     for (const b2Body* body = world->GetBodyList(); body; body = body->GetNext()) {
         if (index && body->GetType() == b2_staticBody) {
-            if (slot >= index->bodies.size() || !index->bodies[slot].same(body)) return false;
-            if (!skip_known) skip[slot] = !body->IsActive() || is_hidden(body, hidden, hidden_count);
-            ++slot;
+            if (recorded == recorded_end || recorded->body != body || (compare_state && !recorded->same(body))) {
+                return false;
+            }
+            if (!skip_known) {
+                skip[recorded - index->bodies.data()] = !body->IsActive() || is_hidden(body, hidden, hidden_count);
+            }
+            ++recorded;
             continue;
         }
         if (!body->IsActive() || is_hidden(body, hidden, hidden_count)) continue;
@@ -643,7 +710,7 @@ static bool list_targets(const b2World* world, const StaticIndex* index, bool li
             }
         }
     }
-    if (index && slot != index->bodies.size()) return false;
+    if (index && recorded != recorded_end) return false;
     if (index && list_indexed) {  // a fixture child alone as itself (unless unseen), a run as one target
         for (size_t i = 0; i < index->item_count(); ++i) {
             if (index->item_axis[i] >= 0) {
@@ -659,49 +726,75 @@ static bool list_targets(const b2World* world, const StaticIndex* index, bool li
     return true;
 }
 
+// The beams k a target may meet, visit(k) for each: every beam when the origin is inside its box or the bearings
+// do not follow a line (`spare` < 0), else the index ranges around its bearings, with `spare` beams to spare at each
+// end (for bearings less than `spare` steps from bearings[0] + k step, rounding aside: noisy bearings of a lidar
+// whose angle noise is small against its step); the exact direction test is the visitor's (in_window).
+template <class Visit>
+static inline void for_target_beams(const Target& t, int64_t spare, double step, const double* bearings,
+                                    int64_t count, Visit visit) {
+    if (t.all || spare < 0) {
+        for (int64_t k = 0; k < count; ++k) visit(k);
+        return;
+    }
+    const double base = wrap_angle(bearings[0] - t.centre);  // beam k lies near base + k step (mod 2 pi)
+    for (int turn = -1; turn <= 1; ++turn) {
+        const double shift = 2.0 * M_PI * turn - base;
+        const int64_t first = std::max<int64_t>(0, static_cast<int64_t>(std::floor((t.low + shift) / step)) - spare);
+        const int64_t last = std::min<int64_t>(count - 1,
+                                               static_cast<int64_t>(std::ceil((t.high + shift) / step)) + spare);
+        for (int64_t k = first; k <= last; ++k) visit(k);
+    }
+}
+
+// Whether a beam at `bearing` [rad] lies within the bearings target t covers.
+static inline bool in_window(const Target& t, double bearing) {
+    if (t.all) return true;
+    const double d = wrap_angle(bearing - t.centre);
+    return d >= t.low && d <= t.high;
+}
+
 // Each target cast against the beams in its direction, lowering nearest[k] (fractions) to its hits. The beams'
-// order does not matter (the nearest of the same fractions is the same), so evenly spaced bearings (no angle noise)
-// are visited by index range, others by testing every beam.
+// order does not matter (the nearest of the same fractions is the same), so bearings that lie close to evenly
+// spaced ones (none or little angle noise) are visited by index range, others by testing every beam.
 // Runs (the targets without a fixture) are cast through `index` (bodies k with skip[k] != 0 unseen), along
-// the beams' directions (dx, dy) up to range_max [m].
+// the beams' directions (dx, dy) up to range_max [m]. Fixture targets and runs loop apart, so that the loop over a
+// fixture's beams stays one tight loop around Box2D's ray cast.
 static void cast_targets(std::vector<Target>& targets, const StaticIndex* index, const uint8_t* skip,
                          const b2Vec2& origin, const b2Vec2* ends, const double* bearings, const double* dx,
                          const double* dy, double range_max, int64_t count, float32* nearest) {
+    // The bearings' line bearings[0] + k step [rad], and how far from it they lie at most [rad]: beams to spare
+    // at the ends of a target's index range (-1: visit every beam, when the bearings are not near a rising line).
     const double step = count > 1 ? (bearings[count - 1] - bearings[0]) / static_cast<double>(count - 1) : 0.0;
-    bool even = step > 1e-9;
-    for (int64_t k = 1; even && k < count; ++k) {
-        even = std::fabs(bearings[k] - (bearings[0] + step * static_cast<double>(k))) < 1e-9;
+    double deviation = 0.0;
+    for (int64_t k = 1; k < count; ++k) {
+        deviation = std::max(deviation, std::fabs(bearings[k] - (bearings[0] + step * static_cast<double>(k))));
     }
+    const double kMostSpare = 8.0;  // beyond this, testing every beam costs about as much
+    const int64_t spare = step > 1e-9 && deviation == deviation && deviation < kMostSpare * step
+                              ? 1 + static_cast<int64_t>(std::floor(deviation / step + 1e-6))
+                              : -1;
     b2RayCastInput input;
     input.p1 = origin;
     input.maxFraction = 1.0f;
-    auto test = [&](Target& t, int64_t k) {
-        if (!t.all) {
-            const double d = wrap_angle(bearings[k] - t.centre);
-            if (d < t.low || d > t.high) return;
-        }
-        input.p2 = ends[k];
-        if (!t.fixture) {
-            nearest[k] = index->cast_run(t.item, input, dx[k], dy[k], range_max, nearest[k], skip, &t.cursor);
-            return;
-        }
-        b2RayCastOutput output;
-        if (t.fixture->RayCast(&output, input, t.child) && output.fraction < nearest[k]) {
-            nearest[k] = output.fraction;
-        }
-    };
     for (Target& t : targets) {
-        if (t.all || !even) {
-            for (int64_t k = 0; k < count; ++k) test(t, k);
-            continue;
-        }
-        const double base = wrap_angle(bearings[0] - t.centre);  // beam k lies at base + k step (mod 2 pi)
-        for (int turn = -1; turn <= 1; ++turn) {
-            const double shift = 2.0 * M_PI * turn - base;
-            const int64_t first = std::max<int64_t>(0, static_cast<int64_t>(std::floor((t.low + shift) / step)) - 1);
-            const int64_t last = std::min<int64_t>(count - 1,
-                                                   static_cast<int64_t>(std::ceil((t.high + shift) / step)) + 1);
-            for (int64_t k = first; k <= last; ++k) test(t, k);  // the exact direction test is in `test`
+        if (t.fixture) {
+            const b2Fixture* fixture = t.fixture;
+            const int32 child = t.child;
+            for_target_beams(t, spare, step, bearings, count, [&](int64_t k) {
+                if (!in_window(t, bearings[k])) return;
+                input.p2 = ends[k];
+                b2RayCastOutput output;
+                if (fixture->RayCast(&output, input, child) && output.fraction < nearest[k]) {
+                    nearest[k] = output.fraction;
+                }
+            });
+        } else {
+            for_target_beams(t, spare, step, bearings, count, [&](int64_t k) {
+                if (!in_window(t, bearings[k])) return;
+                input.p2 = ends[k];
+                nearest[k] = index->cast_run(t.item, input, dx[k], dy[k], range_max, nearest[k], skip, &t.cursor);
+            });
         }
     }
 }
@@ -855,8 +948,12 @@ static void ray_scan(intptr_t world, SceneIndex* scene, double ox, double oy, co
         const bool skip_known = index && scratch.skip_serial == index->serial &&
                                 scratch.skip_hidden.size() == static_cast<size_t>(hidden_count) &&
                                 std::equal(hidden, hidden + hidden_count, scratch.skip_hidden.begin());
-        if (list_targets(w, index.get(), list_indexed, ox, oy, range_max, hidden, hidden_count, scratch.targets,
-                         scratch.skip, skip_known)) {
+        // The static bodies' states are compared only when something may have moved them since the last check.
+        const uint64_t touches = scene ? scene->touches() : 0;
+        const bool compare_state = index && index->compared_at.load(std::memory_order_acquire) != touches;
+        if (list_targets(w, index.get(), list_indexed, compare_state, ox, oy, range_max, hidden, hidden_count,
+                         scratch.targets, scratch.skip, skip_known)) {
+            if (compare_state) index->compared_at.store(touches, std::memory_order_release);
             if (index && !skip_known) {
                 scratch.skip_serial = index->serial;
                 scratch.skip_hidden.assign(hidden, hidden + hidden_count);
@@ -932,6 +1029,9 @@ MVB_API void mvb_scene_index_free(intptr_t index) { delete reinterpret_cast<Scen
 
 // How many times the SceneIndex at `index` was rebuilt because the world's static bodies changed.
 MVB_API int64_t mvb_scene_index_builds(intptr_t index) { return reinterpret_cast<SceneIndex*>(index)->builds(); }
+
+// Tell the SceneIndex at `index` that static bodies of its world may have moved (SceneIndex::touch).
+MVB_API void mvb_scene_index_touch(intptr_t index) { reinterpret_cast<SceneIndex*>(index)->touch(); }
 
 // ray_scan for callers through the C ABI (index: a mvb_scene_index_new result for this world, or 0): returns 0, or 1
 // when it failed (out of memory, a Box2D assertion).

@@ -2,7 +2,13 @@
 
 - Published topics: `tap_publisher` is an outlet tap (ros/publishing/outlet.PublisherTap), like the recording's.
   Each publisher's topic becomes a `ros2msg`/`cdr` channel (schema from output/recording/schemas.py) and the
-  outlet hands it the bytes it publishes; nothing is sent while no client subscribes (`Channel.has_sinks`).
+  outlet hands it the bytes it publishes while a client subscribes to it (`Channel.has_sinks` is the tap's
+  `wanted`): with no client subscribed nothing is serialized for Foxglove. The compiled fast path's deliveries
+  reach the channels through `FastPathTap` (fast_path_tap.py), forwarded only while some client subscribes.
+- Rate limit (`max_rate_hz`, the node's `foxglove_max_rate`): each publisher's messages are forwarded at most
+  max_rate_hz times per wall second (rate_gate.py): a Python publisher's through its tap's `due` (before
+  serialization), a fast-path publisher's through its gate in the tee (decided in C). Transient-local publishers'
+  messages are all forwarded; 0 Hz forwards every message.
   A topic's channel closes once its last publisher is gone from the node (a deleted entity); `service` checks
   every CHANNEL_CHECK_PERIOD_S of wall time.
 - Time: `service` broadcasts the simulated time [ns] as the server's time (what /clock carries).
@@ -14,6 +20,7 @@
 from __future__ import annotations
 
 import collections
+import errno
 import threading
 import time
 from typing import Any, Callable
@@ -25,8 +32,10 @@ from rclpy.serialization import deserialize_message
 from mvsim_ros.output.recording.schemas import MessageDefinitions
 from mvsim_ros.ros.foxglove.fast_path_tap import FastPathTap
 from mvsim_ros.ros.foxglove.origin_gate import OriginGate
+from mvsim_ros.ros.foxglove.rate_gate import DEFAULT_MAX_RATE_HZ, RateGate, interval_ns, is_transient_local
+from mvsim_ros.ros.node.parameters import ParameterError
 from mvsim_ros.ros.node.recording import fields_of, type_name
-from mvsim_ros.ros.publishing.outlet import RecordBytes
+from mvsim_ros.ros.publishing.outlet import TopicTap
 from mvsim_ros.viewer.access import AccessPolicy
 
 #: [s] of wall time between checks for channels whose publishers are gone.
@@ -69,24 +78,38 @@ class _ClientPublishing(ServerListener):
 
 class FoxgloveBridge:
     """Serves `node`'s topics to Foxglove at `host`:`port` (0 = any free port); `allowed_origins`: pages besides
-    the server's own address that may connect (viewer/access.py rules); `sim_time()` [s] is the server's time."""
+    the server's own address that may connect (viewer/access.py rules); `sim_time()` [s] is the server's time;
+    `max_rate_hz`: the most messages of each publisher forwarded per wall second (0 = every message).
+    Raises ParameterError (one line naming the parameter to change: `foxglove_port` when the port is taken, else
+    `foxglove_host`) when `host`:`port` cannot be bound."""
 
-    def __init__(self, node: Any, host: str, port: int, allowed_origins: list[str], sim_time: Callable[[], float]):
+    def __init__(self, node: Any, host: str, port: int, allowed_origins: list[str], sim_time: Callable[[], float],
+                 max_rate_hz: float = DEFAULT_MAX_RATE_HZ):
         self.node = node
         self.sim_time = sim_time
+        #: [ns] of wall time between forwarded messages of one publisher (0: every message).
+        self.interval_ns = interval_ns(max_rate_hz)
         self._definitions = MessageDefinitions(fields_of)
         self._channels: dict[str, foxglove.Channel] = {}
         self._publishers: dict[str, list[Any]] = {}
         #: Channel of each publisher's rcl handle address (for the compiled fast path's deliveries).
         self._by_handle: dict[int, foxglove.Channel] = {}
-        self.fast_path = FastPathTap(self._by_handle.get, self._now_ns)
+        self.fast_path = FastPathTap(self._by_handle.get, self.subscribed, self._now_ns)
         self._listener = _ClientPublishing()
         self._next_check = 0.0
         self._context = foxglove.Context()
         self.server = foxglove.start_server(
             name="mvsim_ros", host="127.0.0.1", port=0, context=self._context, server_listener=self._listener,
             capabilities=[Capability.ClientPublish, Capability.Time], supported_encodings=["cdr"])
-        self.gate = OriginGate(host, port, self.server.port, AccessPolicy(host, allowed_origins))
+        try:
+            self.gate = OriginGate(host, port, self.server.port, AccessPolicy(host, allowed_origins))
+        except OSError as exc:
+            self.server.stop()
+            change = ("set the parameter foxglove_port to a free port (0 = any free port)"
+                      if exc.errno == errno.EADDRINUSE else "set the parameter foxglove_host to an address of this "
+                                                            "machine (127.0.0.1: this machine only)")
+            raise ParameterError(f"foxglove: cannot listen on {host}:{port} ({exc.strerror or exc}); {change}") \
+                from None
 
     @property
     def port(self) -> int:
@@ -98,9 +121,14 @@ class FoxgloveBridge:
         """Topics with an open channel."""
         return sorted(self._channels)
 
-    def tap_publisher(self, publisher: Any, msg_type: type) -> RecordBytes | None:
-        """An outlet tap: the function sending the bytes published on `publisher` (of `msg_type`) to its topic's
-        channel, or None when the type's definition cannot be found."""
+    def subscribed(self) -> bool:
+        """Whether some client subscribes to some channel."""
+        return any(channel.has_sinks() for channel in self._channels.values())
+
+    def tap_publisher(self, publisher: Any, msg_type: type) -> TopicTap | None:
+        """An outlet tap: sends the bytes published on `publisher` (of `msg_type`) to its topic's channel, wanted
+        while a client subscribes to that channel, due within the rate limit (every message of a transient-local
+        publisher); None when the type's definition cannot be found."""
         topic = publisher.topic_name
         channel = self._channels.get(topic)
         if channel is None:
@@ -116,24 +144,34 @@ class FoxgloveBridge:
         publishers = self._publishers.setdefault(topic, [])
         if not any(p is publisher for p in publishers):  # a parked publisher taken over by a new session
             publishers.append(publisher)
+        interval = 0 if is_transient_local(publisher) else self.interval_ns
         handle = getattr(getattr(publisher, "handle", None), "pointer", None)
         if handle is not None:
             self._by_handle[handle] = channel
+            problem = self.fast_path.gate(handle, interval)
+            if problem is not None:
+                self.node.get_logger().warning(f"foxglove: {problem}")
         now_ns = self._now_ns
-
-        def send(data: bytes) -> None:
-            if channel.has_sinks():
+        if interval == 0:
+            def send_every(data: bytes) -> None:
                 channel.log(data, log_time=now_ns())
 
-        return send
+            return TopicTap(send_every, channel.has_sinks)
+        gate = RateGate(interval * 1e-9)
+
+        def send(data: bytes) -> None:
+            channel.log(data, log_time=now_ns())
+            gate.passed()
+
+        return TopicTap(send, channel.has_sinks, gate.due)
 
     def _now_ns(self) -> int:
         return max(0, int(round(self.sim_time() * 1e9)))
 
     def serve_fast_path(self) -> None:
-        """Serve the compiled fast path's deliveries too; call once the session's publishers exist (the fast path
-        binds its delivery when its first batch publisher is made)."""
-        problem = self.fast_path.install()
+        """Route the compiled fast path's deliveries through Foxglove's channels while a client subscribes, straight
+        to rcl otherwise (`service` does it at every call; batch publishers made later are served alike)."""
+        problem = self.fast_path.service()
         if problem is not None:
             self.node.get_logger().warning(f"foxglove: {problem}")
 
@@ -141,6 +179,7 @@ class FoxgloveBridge:
         """In the node's thread: broadcast the simulated time, hand client messages to the node's subscriptions,
         and close the channels of topics whose publishers are gone."""
         self.server.broadcast_time(self._now_ns())
+        self.serve_fast_path()
         inbox = self._listener.take()
         if inbox:
             subscriptions = {}
@@ -169,6 +208,7 @@ class FoxgloveBridge:
                 channel = self._channels.pop(topic)
                 for handle in [h for h, c in self._by_handle.items() if c is channel]:
                     del self._by_handle[handle]
+                    self.fast_path.gate(handle, -1)
                 channel.close()
 
     def close(self) -> None:

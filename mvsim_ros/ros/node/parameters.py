@@ -22,6 +22,7 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
+from mvsim_ros.ros.foxglove.rate_gate import DEFAULT_MAX_RATE_HZ, max_rate_problem
 from mvsim_ros.viewer.access import normalize_origins
 from mvsim_ros.world.warning_summary import SHOWN_PER_KIND, summary_line
 from mvsim_ros.world.xml.limits import DEFAULT_WORLD_LIMITS, WorldLimits, limit_meaning, limit_names
@@ -92,6 +93,10 @@ PARAMETERS: dict[str, ParamSpec] = {
     "foxglove_allowed_origins": ParamSpec(["https://app.foxglove.dev"], "origins of web pages that may connect to "
                                           "the Foxglove server besides its own address (a string array); clients "
                                           "sending no Origin (Foxglove desktop, scripts) are accepted", _origins),
+    "foxglove_max_rate": ParamSpec(DEFAULT_MAX_RATE_HZ, "[Hz] of wall time: the most messages of each publisher "
+                                   "forwarded to Foxglove per second (the newest due one; transient-local topics: "
+                                   "every message); 0 = every message. At realtime_factor 1 in the demo world, 60 "
+                                   "thins /clock only (100 Hz) (docs/foxglove.md)", max_rate_problem),
     "realtime_factor": ParamSpec(1.0, "simulated s per wall s; 0 = as fast as possible", _at_least(0.0)),
     "stop_after": ParamSpec(0.0, "[s] of simulated time: the run ends exactly when the simulated clock reaches it "
                                  "(the recording closed, exit status 0); 0 = never", _at_least(0.0)),

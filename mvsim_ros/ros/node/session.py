@@ -32,6 +32,7 @@ from mvsim_ros.ros.topics import FrameLayout
 from mvsim_ros.core.schedule import DueTimes
 from mvsim_ros.runtime.sensor_runner import SensorRunner
 from mvsim_ros.sensors.suite import build_sensors
+from mvsim_ros.world.warning_summary import said_once
 
 
 class SimSession:
@@ -89,7 +90,8 @@ class SimSession:
         check()
         self.warnings = list(sensors.warnings)
         #: Every sensor is measured here, when due; the publishers below only publish what it measured.
-        self.sensor_runner = SensorRunner(sim, sensors, warn=node.get_logger().warning,
+        # Once per world: the viewer's scene tells the same model problems through its own said_once.
+        self.sensor_runner = SensorRunner(sim, sensors, warn=said_once(spec, node.get_logger().warning),
                                           on_measured=self._publish_measured)
         self.scans = ScanPublisher(node, self.sensor_runner, self.prefixes, context=context)
         self.inertial = InertialPublisher(node, self.sensor_runner, self.prefixes, context=context)

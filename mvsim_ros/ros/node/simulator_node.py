@@ -106,7 +106,8 @@ class MvsimNode(LeanEventsNode):
 
             self.foxglove = FoxgloveBridge(self, p["foxglove_host"], p["foxglove_port"],
                                            p["foxglove_allowed_origins"],
-                                           lambda: self.sim.time if self.sim is not None else 0.0)
+                                           lambda: self.sim.time if self.sim is not None else 0.0,
+                                           p["foxglove_max_rate"])
             self.get_logger().info(f"Foxglove: ws://{p['foxglove_host']}:{self.foxglove.port}")
         self.outlets = Outlets(self, combine_taps(self.recording.tap_publisher if self.recording is not None else None,
                                                   self.foxglove.tap_publisher if self.foxglove is not None else None))

@@ -57,6 +57,18 @@ def _function_address(library: str, symbol: str) -> int | None:
         return None
 
 
+def forward_deliveries(forward: int | None) -> None:
+    """Hand the due messages of the compiled fast path (batch publishers made before or after this call) to
+    `forward` after rcl published them: the address of a C function of the delivery ABI
+    (runtime/fast_path/delivery.py) whose result is ignored; None forwards nothing. Which messages are due is the
+    recording tee's forwarding gates' decision (output/recording/tee.c, `mvsim_tee_gate`), made in C: the others
+    reach no Python code. Raises tee_library.TeeUnavailable where the tee, through which every delivery passes,
+    cannot be loaded, and OSError where rcl is not mapped into this process (nothing is delivered through the tee)."""
+    if _publish_kernel() is None:  # bound first (once per process): deliveries pass through the tee from then on
+        raise OSError("librcl is not loaded")
+    tee_library.tee().mvsim_tee_set_forward(forward)
+
+
 def _bind_rcl_delivery() -> Callable[[np.ndarray, np.ndarray], int] | None:
     """Bind rcl's serialized publish (rcl_ret_t rcl_publish_serialized_message(const rcl_publisher_t *,
     const rcl_serialized_message_t *, rmw_publisher_allocation_t *)) and rcutils_reset_error as the fast path's

@@ -1,5 +1,5 @@
-// Where the camera looks: the whole world for the first scene ("fit world"; the world's <gui> camera when it
-// follows a vehicle), views fitted to the world or to the vehicles on request, explicit views (setView), and
+// Where the camera looks: for the first scene the world's <gui> camera when the world sets one, else the whole
+// world ("fit world"); views fitted to the world or to the vehicles on request, explicit views (setView), and
 // following the selected vehicle.
 
 import * as THREE from 'three';
@@ -15,17 +15,19 @@ const WORLD_MARGIN = 1.08;        // the "fit world" view leaves this much room 
 let followed = null;     // position (three.js frame) of the followed vehicle at the last frame
 let initialViewDone = false;
 
-// For the first scene only: the whole world (fitWorld); the world's <gui> camera when it follows a vehicle.
+// For the first scene only: the world's <gui> camera (cam_distance, cam_azimuth, cam_elevation, fov,
+// cam_point_to) when the world sets one (`from_world`), following its follow_vehicle when it names one; otherwise
+// the whole world (fitWorld).
 export function initialView(msg) {
   if (initialViewDone) return;
   initialViewDone = true;
   const gui = msg.gui || {};
-  if (gui.follow_vehicle) {
+  if (gui.from_world) {
     setView({
       distance: gui.cam_distance, azimuth: gui.cam_azimuth, elevation: gui.cam_elevation, fov: gui.fov,
       target: gui.cam_point_to,
     });
-    ui.follow.checked = true;
+    if (gui.follow_vehicle) ui.follow.checked = true;
   } else {
     fitWorld();
   }

@@ -89,3 +89,6 @@ state.project = (x, y, z) => {
   const rect = renderer.domElement.getBoundingClientRect();
   return [(v.x + 1) / 2 * rect.width, (1 - v.y) / 2 * rect.height];
 };
+// The camera's place and the point it looks at (ROS world frame [m]) and its vertical field of view [deg].
+state.cameraView = () => ({ position: threeToRos(camera.position), target: threeToRos(controls.target),
+  fov: camera.fov });

@@ -22,6 +22,8 @@ WGS84_F = 1.0 / 298.257223563
 UTM_K0 = 0.9996
 UTM_FALSE_EASTING_M = 500000.0
 UTM_FALSE_NORTHING_SOUTH_M = 10000000.0
+#: `<gui>` parameters that place MVSim's initial camera (the viewer's first view follows them when one is set).
+CAMERA_PLACE_PARAMS = frozenset({"cam_distance", "cam_azimuth", "cam_elevation", "cam_point_to"})
 
 
 def parse_gui(node: XmlNode, warn: Warn | None = None) -> GuiOptions:
@@ -35,6 +37,7 @@ def parse_gui(node: XmlNode, warn: Warn | None = None) -> GuiOptions:
         if name == "cam_point_to":
             value = _point3(value, values.node(name, node), name)
         setattr(opts, key, value)
+    opts.camera_given = bool(CAMERA_PLACE_PARAMS & set(values.given))
     if opts.clip_plane_max <= opts.clip_plane_min:
         raise fail(node, "clip_plane_max must be larger than clip_plane_min")
     return opts

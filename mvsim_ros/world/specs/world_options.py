@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 class GuiOptions:
     """``<gui>``: MVSim's GUI options. The browser viewer takes its first camera from cam_distance [m],
     cam_azimuth_rad / cam_elevation_rad, fov_rad, cam_point_to (x, y, z) [m] and follow_vehicle; the others (window
-    size [px], refresh_fps [Hz], force_scale [m/N], clip planes [m], ...) are MVSim desktop settings, kept."""
+    size [px], refresh_fps [Hz], force_scale [m/N], clip planes [m], ...) are MVSim desktop settings, kept.
+    camera_given: the block sets the camera's place (cam_distance, cam_azimuth, cam_elevation or cam_point_to)."""
 
     source: SourceRef | None = None
     win_w: int = 800
@@ -39,6 +40,7 @@ class GuiOptions:
     cam_point_to: Point3 = (0.0, 0.0, 0.0)
     follow_vehicle: str = ""
     headless: bool = False
+    camera_given: bool = False
 
 
 @dataclass
