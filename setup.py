@@ -16,6 +16,7 @@ setup(
         (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
         (f"share/{PACKAGE}/config/nav2", glob("config/nav2/*.yaml")),
+        (f"share/{PACKAGE}/config/foxglove", glob("config/foxglove/*.json")),
         (f"share/{PACKAGE}/rviz", glob("rviz/*.rviz")),
         (f"share/{PACKAGE}/worlds", glob("worlds/*.xml") + glob("worlds/*.png")),
         (f"share/{PACKAGE}/worlds/definitions", glob("worlds/definitions/*")),
