@@ -1,11 +1,13 @@
 """The training example (python -m mvsim_ros.gym.training) on a tiny budget: it starts, writes its results and
-policy, and the trained policy does clearly better than the untrained one on the same fixed evaluation seeds."""
+policy, and the trained policy does clearly better than the untrained one on the same fixed evaluation seeds. It
+runs in a process of its own, as a user runs it (JAX's threads stay out of the test process, which other tests
+fork)."""
 
 from __future__ import annotations
 
 import json
-
-from mvsim_ros.gym import training
+import subprocess
+import sys
 
 #: Env steps of the tiny run (8 copies x 2048 steps: 32 PPO updates of 64 steps per copy).
 TINY_STEPS = 16_384
@@ -14,8 +16,10 @@ EPISODES = 10
 
 
 def test_a_tiny_training_run_improves_the_policy(tmp_path):
-    assert training.main(["--steps", str(TINY_STEPS), "--seed", "0", "--episodes", str(EPISODES),
-                          "--output", str(tmp_path)]) == 0
+    done = subprocess.run([sys.executable, "-m", "mvsim_ros.gym.training", "--steps", str(TINY_STEPS), "--seed", "0",
+                           "--episodes", str(EPISODES), "--output", str(tmp_path)], capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     saved = json.loads((tmp_path / "result.json").read_text())
     assert (tmp_path / "policy.pickle").stat().st_size > 0
     assert saved["config"]["steps"] == TINY_STEPS and saved["result"]["steps"] == TINY_STEPS
