@@ -22,11 +22,13 @@ SUBPROTOCOL = "foxglove.sdk.v1"
 
 
 class StubNode:
-    """What the bridge uses of a node: its publishers, subscriptions and logger."""
+    """What the bridge uses of a node: its publishers, subscriptions, services, executor and logger."""
 
     def __init__(self):
         self.publishers: list = []
         self.subscriptions: list = []
+        self.services: list = []
+        self.executor = None
         self.warnings: list[str] = []
 
     def get_logger(self):

@@ -15,6 +15,9 @@
 - Client publish: clients may advertise channels on the node's `cmd_vel` and `goal_pose` topics (cdr); what they
   send is deserialized and handed, in the node's thread (`service`), to the node's subscriptions on that topic,
   as a DDS message would be.
+- Services: the node's services (the simulation services under `~/`) are Foxglove services of the same names
+  (service_calls.py); a call's callback runs in the node's executor, handed over by `service`, which offers the
+  node's services as they come and go at each channel check.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from mvsim_ros.output.recording.schemas import MessageDefinitions
 from mvsim_ros.ros.foxglove.fast_path_tap import FastPathTap
 from mvsim_ros.ros.foxglove.origin_gate import OriginGate
 from mvsim_ros.ros.foxglove.rate_gate import DEFAULT_MAX_RATE_HZ, RateGate, interval_ns, is_transient_local
+from mvsim_ros.ros.foxglove.service_calls import ServiceCalls
 from mvsim_ros.ros.node.parameters import ParameterError
 from mvsim_ros.ros.node.recording import fields_of, type_name
 from mvsim_ros.ros.publishing.outlet import TopicTap
@@ -96,11 +100,14 @@ class FoxgloveBridge:
         self._by_handle: dict[int, foxglove.Channel] = {}
         self.fast_path = FastPathTap(self._by_handle.get, self.subscribed, self._now_ns)
         self._listener = _ClientPublishing()
+        #: The node's services offered to clients (calls served in `service`).
+        self.service_calls = ServiceCalls()
         self._next_check = 0.0
         self._context = foxglove.Context()
         self.server = foxglove.start_server(
             name="mvsim_ros", host="127.0.0.1", port=0, context=self._context, server_listener=self._listener,
-            capabilities=[Capability.ClientPublish, Capability.Time], supported_encodings=["cdr"])
+            capabilities=[Capability.ClientPublish, Capability.Time, Capability.Services],
+            supported_encodings=["cdr"])
         try:
             self.gate = OriginGate(host, port, self.server.port, AccessPolicy(host, allowed_origins))
         except OSError as exc:
@@ -176,10 +183,12 @@ class FoxgloveBridge:
             self.node.get_logger().warning(f"foxglove: {problem}")
 
     def service(self) -> None:
-        """In the node's thread: broadcast the simulated time, hand client messages to the node's subscriptions,
-        and close the channels of topics whose publishers are gone."""
+        """In the node's thread: broadcast the simulated time, hand client messages to the node's subscriptions and
+        client service calls to the node's executor, close the channels of topics whose publishers are gone, and
+        offer the node's services."""
         self.server.broadcast_time(self._now_ns())
         self.serve_fast_path()
+        self.service_calls.serve(self.node.executor)
         inbox = self._listener.take()
         if inbox:
             subscriptions = {}
@@ -196,6 +205,8 @@ class FoxgloveBridge:
         if now >= self._next_check:
             self._next_check = now + CHANNEL_CHECK_PERIOD_S
             self._close_orphans()
+            for problem in self.service_calls.update(self.server, list(self.node.services)):
+                self.node.get_logger().warning(f"foxglove: {problem}")
 
     def _close_orphans(self) -> None:
         live = {id(publisher) for publisher in self.node.publishers}

@@ -39,11 +39,11 @@ def type_name(msg_type: type) -> str:
 _IDL_TO_MSG = {"boolean": "bool", "octet": "byte", "float": "float32", "double": "float64", "char": "char"}
 
 
-def _msg_type_text(idl: str) -> str:
+def msg_field_type(idl: str) -> str:
     """A field type of `get_fields_and_field_types()` in .msg syntax ('sequence<double, 3>' -> 'float64[<=3]')."""
     if idl.startswith("sequence<"):
         inner, _, bound = idl[len("sequence<"):-1].partition(", ")
-        return _msg_type_text(inner) + (f"[<={bound}]" if bound else "[]")
+        return msg_field_type(inner) + (f"[<={bound}]" if bound else "[]")
     base, bracket, rest = idl.partition("[")
     return _IDL_TO_MSG.get(base, base) + (bracket + rest if bracket else "")
 
@@ -52,7 +52,7 @@ def fields_of(name: str) -> list[str]:
     """'type name' lines of a message type 'pkg/Type' from its generated class (for types without a .msg file)."""
     package, _, message = name.partition("/")
     msg_type = getattr(importlib.import_module(f"{package}.msg"), message)
-    return [f"{_msg_type_text(kind)} {field}" for field, kind in msg_type.get_fields_and_field_types().items()]
+    return [f"{msg_field_type(kind)} {field}" for field, kind in msg_type.get_fields_and_field_types().items()]
 
 
 def open_recorder(path: str, topics: list[str], compression: str, world_file: str,
