@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import json
 import queue
-import re
-import shutil
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 import rclpy
@@ -21,36 +18,13 @@ from simulation_interfaces.msg import Result
 
 from conftest import DEMO_WORLD
 from dds_probe import ProbeNode, node_command, stop_process
+from foxglove_support import FOXGLOVE, served_port, skip_reason  # noqa: F401 (used by other tests)
 
-FOXGLOVE = Path(__file__).resolve().parent
 NS = "/mvsim/"
 #: [s] to wait for each expected event.
 EVENT_TIMEOUT_S = 60.0
 #: Topics of the spawned vehicle that must appear, bring messages and go.
 SPAWNED = ("/r9/odom", "/r9/scan", "/r9/base_pose_ground_truth")
-
-
-def skip_reason() -> str | None:
-    if shutil.which("node") is None:
-        return "node (Node.js) is not installed (run tools/setup_env.sh)"
-    if not (FOXGLOVE / "node_modules" / "@foxglove" / "ws-protocol").is_dir():
-        return "Foxglove's libraries are not installed in test/foxglove/node_modules (run tools/setup_env.sh)"
-    try:
-        import foxglove  # noqa: F401
-    except ImportError:
-        return "foxglove-sdk is not installed (pip install -r requirements.txt)"
-    return None
-
-
-def served_port(log: Path, proc: subprocess.Popen, timeout: float = 60.0) -> int:
-    """The Foxglove port the node prints at start."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        found = re.search(r"Foxglove: ws://[^:]+:(\d+)", log.read_text(errors="replace"))
-        if found:
-            return int(found.group(1))
-        time.sleep(0.2)
-    raise AssertionError(f"no Foxglove address printed:\n{log.read_text(errors='replace')}")
 
 
 class ChannelEvents:

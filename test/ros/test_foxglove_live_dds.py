@@ -9,10 +9,7 @@ refused.
 from __future__ import annotations
 
 import json
-import re
-import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -24,34 +21,12 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import LaserScan
 
 from dds_probe import ProbeNode, node_command, stop_process  # (dds_probe: a per-run ROS_DOMAIN_ID)
+from foxglove_support import served_port, skip_reason
 
 REPO = Path(__file__).resolve().parents[2]
 WORLD = REPO / "worlds" / "demo_2robots.world.xml"
 FOXGLOVE = REPO / "test" / "foxglove"
 ANY = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
-
-
-def skip_reason() -> str | None:
-    if shutil.which("node") is None:
-        return "node (Node.js) is not installed (run tools/setup_env.sh)"
-    if not (FOXGLOVE / "node_modules" / "@foxglove" / "ws-protocol").is_dir():
-        return "Foxglove's libraries are not installed in test/foxglove/node_modules (run tools/setup_env.sh)"
-    try:
-        import foxglove  # noqa: F401
-    except ImportError:
-        return "foxglove-sdk is not installed (pip install -r requirements.txt)"
-    return None
-
-
-def served_port(log: Path, proc: subprocess.Popen, timeout: float = 60.0) -> int:
-    """The Foxglove port the node prints at start."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        found = re.search(r"Foxglove: ws://[^:]+:(\d+)", log.read_text(errors="replace"))
-        if found:
-            return int(found.group(1))
-        time.sleep(0.2)
-    raise AssertionError(f"no Foxglove address printed:\n{log.read_text(errors='replace')}")
 
 
 def live_client(url: str, seconds: float, *origin: str) -> subprocess.Popen:
